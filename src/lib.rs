@@ -1,0 +1,10 @@
+//! cutover: tells a team whether it is safe to move a MySQL application onto another database.
+//!
+//! Data flows one way: log → events ([`capture`]) → workload ([`workload`]) → digest and the later
+//! stages → report ([`report`]). Stages meet only in the plain data types of [`workload`].
+
+pub mod capture;
+pub mod digest;
+pub mod report;
+pub mod sql;
+pub mod workload;

@@ -1,0 +1,42 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The workplace's shared material (`../shared` next to the checkout): peer logs, research, SQL.
+/// Override with CUTOVER_SHARED_DIR.
+pub fn shared_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("CUTOVER_SHARED_DIR") {
+        return PathBuf::from(d);
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for up in manifest.ancestors().skip(1) {
+        let cand = up.join("shared");
+        if cand.join("peer-logs").is_dir() {
+            return cand;
+        }
+    }
+    panic!(
+        "cannot find the shared material (a `shared/` directory with peer-logs/ beside or above {}): \
+         set CUTOVER_SHARED_DIR to its path",
+        manifest.display()
+    );
+}
+
+pub fn percona_logs() -> PathBuf {
+    shared_dir().join("peer-logs").join("percona")
+}
+
+pub fn corpus(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpora")
+        .join(rel)
+}
+
+/// Writes `text` to a fresh temporary file and returns its path (kept alive by the returned guard).
+pub fn temp_log(text: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("test.log");
+    std::fs::write(&path, text).expect("write temp log");
+    (dir, path)
+}
