@@ -4,14 +4,19 @@
 use std::path::{Path, PathBuf};
 
 /// The workplace's shared material (`../shared` next to the checkout): peer logs, research, SQL.
-/// Override with CUTOVER_SHARED_DIR.
+/// Looked for in CUTOVER_SHARED_DIR, then beside the checkout or any directory above it, then at the
+/// workplace's usual place (/work/shared), for clones made elsewhere (CI clones into a fresh directory).
 pub fn shared_dir() -> PathBuf {
     if let Ok(d) = std::env::var("CUTOVER_SHARED_DIR") {
         return PathBuf::from(d);
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for up in manifest.ancestors().skip(1) {
-        let cand = up.join("shared");
+    let candidates = manifest
+        .ancestors()
+        .skip(1)
+        .map(|up| up.join("shared"))
+        .chain([PathBuf::from("/work/shared")]);
+    for cand in candidates {
         if cand.join("peer-logs").is_dir() {
             return cand;
         }
