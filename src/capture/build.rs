@@ -8,7 +8,7 @@ use crate::sql::lexer::{Lexer, TokenKind};
 use crate::sql::redact::redact;
 use crate::sql::split::split_statements;
 use crate::workload::{Command, LogType};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// One event's worth of work done, tied to its record.
 #[derive(Debug)]
@@ -50,7 +50,7 @@ pub fn build_events(
 ) -> ChunkEvents {
     let mut events = Vec::with_capacity(records.records.len());
     let mut new_fps: Vec<(u64, String)> = Vec::new();
-    let mut local: HashSet<u64> = HashSet::new();
+    let mut local: HashSet<u64> = HashSet::default();
     let mut fper = Fingerprinter::default();
     let mut fp_buf = Vec::with_capacity(256);
     for (ri, rec) in records.records.iter().enumerate() {

@@ -27,8 +27,8 @@ use diag::{Diagnostics, Issue, Note, excerpt};
 use rayon::prelude::*;
 use records::{ChunkEnd, ChunkRecords};
 use resolve::Resolver;
+use rustc_hash::FxHashSet as HashSet;
 use serde::Serialize;
-use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -320,7 +320,7 @@ fn parse_stage(
     pool: rayon::ThreadPool,
     tx: crossbeam_channel::Sender<Parsed>,
 ) {
-    let mut known: HashSet<u64> = HashSet::new();
+    let mut known: HashSet<u64> = HashSet::default();
     let mut first = first;
     for (i, path) in paths.iter().enumerate() {
         let mut stream = match first.take() {
@@ -487,7 +487,7 @@ fn resolve_stage(
     let mut diagnostics = Diagnostics::default();
     let mut current: Option<(u32, String)> = None;
     let mut line_base = 0u64;
-    let mut seen_fps: HashSet<u64> = HashSet::new();
+    let mut seen_fps: HashSet<u64> = HashSet::default();
     for msg in rx {
         match msg {
             Parsed::FileStart {

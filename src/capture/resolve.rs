@@ -7,13 +7,16 @@ use super::diag::{Diagnostics, Issue, Note, excerpt};
 use super::lines::Stamp;
 use super::records::RawRecord;
 use crate::workload::{Command, Event, LogType, Origin, TimePrecision};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// Interns the few distinct user, host and database names so events share them.
 #[derive(Default)]
 struct Interner {
     map: HashMap<Box<[u8]>, Arc<str>>,
+    /// The last names handed out: most logs have one or two of each, so most lookups end here.
+    recent: [Option<(Box<[u8]>, Arc<str>)>; 4],
+    next_slot: usize,
 }
 
 /// Past this many distinct names, stop remembering new ones (each event then gets its own copy).
@@ -21,13 +24,23 @@ const INTERNER_LIMIT: usize = 100_000;
 
 impl Interner {
     fn get(&mut self, bytes: &[u8]) -> Arc<str> {
-        if let Some(s) = self.map.get(bytes) {
-            return s.clone();
+        for (k, v) in self.recent.iter().flatten() {
+            if &**k == bytes {
+                return v.clone();
+            }
         }
-        let s: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).as_ref());
-        if self.map.len() < INTERNER_LIMIT {
-            self.map.insert(bytes.into(), s.clone());
-        }
+        let s = match self.map.get(bytes) {
+            Some(s) => s.clone(),
+            None => {
+                let s: Arc<str> = Arc::from(String::from_utf8_lossy(bytes).as_ref());
+                if self.map.len() < INTERNER_LIMIT {
+                    self.map.insert(bytes.into(), s.clone());
+                }
+                s
+            }
+        };
+        self.recent[self.next_slot] = Some((bytes.into(), s.clone()));
+        self.next_slot = (self.next_slot + 1) % self.recent.len();
         s
     }
 }
@@ -63,7 +76,7 @@ impl Default for Resolver {
             file_name: String::new(),
             last_stamp: None,
             last_use_db: None,
-            sessions: HashMap::new(),
+            sessions: HashMap::default(),
             names: Interner::default(),
             next_seq: 0,
         }
@@ -128,47 +141,56 @@ impl Resolver {
             }
         };
 
-        // Names and database.
-        let (user, host, db) = match self.log_type {
+        // Names and database. Names from the record are interned before the session is looked up (once).
+        let command = rec.command.unwrap_or(Command::Query);
+        let (user, host, db, session) = match self.log_type {
             LogType::Slow => {
                 if let Some(u) = rec.use_db {
-                    let name = self.name(buf, Some(u));
-                    self.last_use_db = name;
+                    self.last_use_db = self.name(buf, Some(u));
                 }
                 let schema = self.name(buf, rec.schema);
                 let user = self.name(buf, rec.user);
                 let host = self.name(buf, rec.host);
-                (user, host, schema.or_else(|| self.last_use_db.clone()))
+                let db = schema.or_else(|| self.last_use_db.clone());
+                (user, host, db, self.sessions.entry(session_id).or_default())
             }
             LogType::General => {
-                let command = rec.command.unwrap_or(Command::Query);
-                if matches!(command, Command::Connect | Command::ChangeUser) && !rec.connect_failed
-                {
-                    let user = self.name(buf, rec.user);
-                    let host = self.name(buf, rec.host);
-                    let db = self.name(buf, rec.connect_db);
-                    let s = self.sessions.entry(session_id).or_default();
+                let connects = matches!(command, Command::Connect | Command::ChangeUser)
+                    && !rec.connect_failed;
+                let named = if connects {
+                    Some((
+                        self.name(buf, rec.user),
+                        self.name(buf, rec.host),
+                        self.name(buf, rec.connect_db),
+                    ))
+                } else {
+                    None
+                };
+                let init_db = if command == Command::InitDb {
+                    Some(self.name(buf, rec.connect_db))
+                } else {
+                    None
+                };
+                let s = self.sessions.entry(session_id).or_default();
+                if let Some((user, host, db)) = named {
                     if command == Command::Connect {
                         // A new connection on a reused thread id: nothing of the old session survives.
-                        let last_start = s.last_start;
                         *s = Session {
-                            last_start,
+                            last_start: s.last_start,
                             ..Session::default()
                         };
                     }
                     s.user = user;
                     s.host = host;
                     s.db = db;
-                } else if command == Command::InitDb {
-                    let db = self.name(buf, rec.connect_db);
-                    self.sessions.entry(session_id).or_default().db = db;
                 }
-                let s = self.sessions.entry(session_id).or_default();
-                (s.user.clone(), s.host.clone(), s.db.clone())
+                if let Some(db) = init_db {
+                    s.db = db;
+                }
+                (s.user.clone(), s.host.clone(), s.db.clone(), s)
             }
         };
 
-        let session = self.sessions.entry(session_id).or_default();
         // Keep each session's statements in order: slow-log start times computed from whole-second end
         // times can invert two statements of one session.
         let start_us = start_us.map(|s| match session.last_start {

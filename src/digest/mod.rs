@@ -15,8 +15,9 @@ use crate::workload::time::format_iso_micros;
 use crate::workload::{Command, Event, TimePrecision};
 use concurrency::ConcurrencyTracker;
 use latency::LatencyRecorder;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 /// Tuning of the digest.
 #[derive(Clone, Debug)]
@@ -96,18 +97,24 @@ pub struct Digester {
     admin_ids: HashMap<Command, u64>,
     events: u64,
     statements: u64,
-    commands: BTreeMap<Command, u64>,
+    /// Events per command, indexed by `Command as usize`.
+    commands: [u64; Command::ALL.len()],
     sessions: HashSet<u64>,
     first_us: Option<i64>,
     last_us: Option<i64>,
     /// Per second of start time: (statements, their total duration in µs).
     statements_per_second: BTreeMap<i64, (u64, u64)>,
+    /// The second being tallied, before it goes into `statements_per_second` (events mostly come in
+    /// time order, so this saves a map update per event).
+    current_second: Option<(i64, u64, u64)>,
     precise_events: u64,
     second_events: u64,
     untimed_events: u64,
     concurrency: ConcurrencyTracker,
     busy_us: u128,
     active: BTreeMap<i64, HashSet<u64>>,
+    /// The second whose active sessions are being collected, out of `active` while it is.
+    active_current: Option<(i64, HashSet<u64>)>,
     peak_active: (u64, i64),
 }
 
@@ -115,17 +122,19 @@ impl Digester {
     pub fn new(opts: DigestOptions) -> Digester {
         Digester {
             opts,
-            texts: HashMap::new(),
-            truncated_texts: HashSet::new(),
-            classes: HashMap::new(),
-            admin_ids: HashMap::new(),
+            texts: HashMap::default(),
+            truncated_texts: HashSet::default(),
+            classes: HashMap::default(),
+            admin_ids: HashMap::default(),
             events: 0,
             statements: 0,
-            commands: BTreeMap::new(),
-            sessions: HashSet::new(),
+            commands: [0; Command::ALL.len()],
+            sessions: HashSet::default(),
             first_us: None,
             last_us: None,
             statements_per_second: BTreeMap::new(),
+            current_second: None,
+            active_current: None,
             precise_events: 0,
             second_events: 0,
             untimed_events: 0,
@@ -171,7 +180,7 @@ impl Digester {
 
     pub fn add(&mut self, ev: &Event) {
         self.events += 1;
-        *self.commands.entry(ev.command).or_insert(0) += 1;
+        self.commands[ev.command as usize] += 1;
         self.sessions.insert(ev.session);
         if ev.command.is_statement() {
             self.statements += 1;
@@ -185,9 +194,17 @@ impl Digester {
                 self.last_us = Some(self.last_us.map_or(end, |l| l.max(end)));
                 let sec = start.div_euclid(1_000_000);
                 if ev.command.is_statement() {
-                    let slot = self.statements_per_second.entry(sec).or_insert((0, 0));
-                    slot.0 += 1;
-                    slot.1 += ev.duration_us.unwrap_or(0);
+                    let busy = ev.duration_us.unwrap_or(0);
+                    match &mut self.current_second {
+                        Some((s, n, b)) if *s == sec => {
+                            *n += 1;
+                            *b += busy;
+                        }
+                        _ => {
+                            self.flush_second();
+                            self.current_second = Some((sec, 1, busy));
+                        }
+                    }
                     self.note_active(sec, ev.session);
                 }
                 match precision {
@@ -223,7 +240,7 @@ impl Digester {
             first_us: None,
             last_us: None,
             databases: Vec::new(),
-            more_databases: HashSet::new(),
+            more_databases: HashSet::default(),
             sample: None,
         });
         class.count += 1;
@@ -275,33 +292,50 @@ impl Digester {
         }
     }
 
+    fn flush_second(&mut self) {
+        if let Some((sec, n, busy)) = self.current_second.take() {
+            let slot = self.statements_per_second.entry(sec).or_insert((0, 0));
+            slot.0 += n;
+            slot.1 += busy;
+        }
+    }
+
     fn note_active(&mut self, sec: i64, session: u64) {
-        if let Some((&newest, _)) = self.active.last_key_value()
-            && sec < newest - ACTIVE_WINDOW_S
+        if let Some((cur, set)) = &mut self.active_current
+            && *cur == sec
         {
+            set.insert(session);
+            if set.len() as u64 > self.peak_active.0 {
+                self.peak_active = (set.len() as u64, sec);
+            }
             return;
         }
-        let set = self.active.entry(sec).or_default();
-        set.insert(session);
-        if set.len() as u64 > self.peak_active.0 {
-            self.peak_active = (set.len() as u64, sec);
+        // Another second: park the current one and take this one's set.
+        if let Some((cur, set)) = self.active_current.take() {
+            self.active.insert(cur, set);
         }
-        while let Some((&oldest, _)) = self.active.first_key_value() {
-            let newest = *self
-                .active
-                .last_key_value()
-                .map(|(k, _)| k)
-                .unwrap_or(&oldest);
-            if oldest < newest - ACTIVE_WINDOW_S {
-                self.active.pop_first();
-            } else {
-                break;
-            }
+        let newest = self
+            .active
+            .last_key_value()
+            .map_or(sec, |(k, _)| (*k).max(sec));
+        if sec < newest - ACTIVE_WINDOW_S {
+            return;
         }
+        let set = self.active.remove(&sec).unwrap_or_default();
+        self.active_current = Some((sec, set));
+        while self
+            .active
+            .first_key_value()
+            .is_some_and(|(&oldest, _)| oldest < newest - ACTIVE_WINDOW_S)
+        {
+            self.active.pop_first();
+        }
+        self.note_active(sec, session);
     }
 
     /// The finished digest.
     pub fn finish(mut self, inputs: Vec<InputSummary>, diagnostics: &Diagnostics) -> Digest {
+        self.flush_second();
         let total_time_us: u128 = self
             .classes
             .values()
@@ -413,10 +447,11 @@ impl Digester {
                 Some("the log records no durations (general log): statements in flight cannot be counted; see peak_active_sessions_per_second".into())
             },
         };
-        let commands = self
-            .commands
+        let commands = Command::ALL
             .iter()
-            .map(|(c, n)| (c.server_name().to_string(), *n))
+            .zip(self.commands)
+            .filter(|(_, n)| *n > 0)
+            .map(|(c, n)| (c.server_name().to_string(), n))
             .collect();
         Digest {
             tool: ToolInfo {

@@ -52,6 +52,33 @@ pub enum Command {
 }
 
 impl Command {
+    /// Every command, in declaration order (`ALL[c as usize] == c`).
+    pub const ALL: [Command; 23] = [
+        Command::Query,
+        Command::Prepare,
+        Command::Execute,
+        Command::CloseStmt,
+        Command::ResetStmt,
+        Command::LongData,
+        Command::Fetch,
+        Command::Connect,
+        Command::Quit,
+        Command::InitDb,
+        Command::ChangeUser,
+        Command::ResetConnection,
+        Command::Ping,
+        Command::FieldList,
+        Command::SetOption,
+        Command::Statistics,
+        Command::Refresh,
+        Command::Shutdown,
+        Command::Processlist,
+        Command::Kill,
+        Command::Debug,
+        Command::Sleep,
+        Command::Other,
+    ];
+
     /// The name the server prints for this command.
     pub fn server_name(self) -> &'static str {
         match self {
@@ -157,6 +184,18 @@ pub struct Event {
     /// statement cannot be replayed as logged.
     pub redacted: bool,
     pub origin: Origin,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Command;
+
+    #[test]
+    fn all_commands_indexed_by_discriminant() {
+        for (i, c) in Command::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, i);
+        }
+    }
 }
 
 impl Event {
