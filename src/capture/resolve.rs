@@ -10,12 +10,15 @@ use crate::workload::{Command, Event, LogType, Origin, TimePrecision};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
+/// A name as logged and its shared string.
+type Interned = (Box<[u8]>, Arc<str>);
+
 /// Interns the few distinct user, host and database names so events share them.
 #[derive(Default)]
 struct Interner {
     map: HashMap<Box<[u8]>, Arc<str>>,
     /// The last names handed out: most logs have one or two of each, so most lookups end here.
-    recent: [Option<(Box<[u8]>, Arc<str>)>; 4],
+    recent: [Option<Interned>; 4],
     next_slot: usize,
 }
 

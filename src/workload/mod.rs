@@ -186,6 +186,13 @@ pub struct Event {
     pub origin: Origin,
 }
 
+impl Event {
+    /// The statement text as UTF-8, with invalid bytes replaced.
+    pub fn sql_lossy(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.sql)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Command;
@@ -195,12 +202,5 @@ mod tests {
         for (i, c) in Command::ALL.iter().enumerate() {
             assert_eq!(*c as usize, i);
         }
-    }
-}
-
-impl Event {
-    /// The statement text as UTF-8, with invalid bytes replaced.
-    pub fn sql_lossy(&self) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(&self.sql)
     }
 }
