@@ -30,6 +30,7 @@ apt_install() {
 }
 
 # --- URL pieces -------------------------------------------------------------------------------------
+command -v python3 >/dev/null || apt_install python3 # a minimal Debian has none
 # mysql://user[:pass]@host:port/db
 url_part() { # url field
   python3 - "$1" "$2" <<'PY'
@@ -99,12 +100,14 @@ if ! pg_ok; then
     say "starting PostgreSQL $version"
     $SUDO pg_ctlcluster --skip-systemctl-redirect "$version" main start
   fi
-  if ! pg_ok && [ "$fresh_pg" = yes ] && [ "$P_HOST" = 127.0.0.1 ] && [ -z "$P_PASS" ]; then
+  if ! pg_ok && [ "$fresh_pg" = yes ] && [ "$P_HOST" = 127.0.0.1 ] && [ "$P_USER" = postgres ] && [ -z "$P_PASS" ]; then
     hba="/etc/postgresql/$version/main/pg_hba.conf"
     say "trusting $P_USER on 127.0.0.1 in $hba (fresh cluster only), creating database $P_DB"
     $SUDO sed -i "1i host all $P_USER 127.0.0.1/32 trust" "$hba"
     $SUDO pg_ctlcluster --skip-systemctl-redirect "$version" main reload
-    $SUDO -u postgres psql -qc "CREATE DATABASE \"$P_DB\"" 2>/dev/null || true
+    if ! $SUDO runuser -u postgres -- psql -tAc "SELECT 1 FROM pg_database WHERE datname = '$P_DB'" | grep -q 1; then
+      $SUDO runuser -u postgres -- psql -qc "CREATE DATABASE \"$P_DB\""
+    fi
   fi
   pg_ok || die "cannot connect to PostgreSQL at $PG_URL. The server was already set up, so it was left alone:
   point CUTOVER_TEST_PG_URL at a role that may create tables in an existing database, e.g.
