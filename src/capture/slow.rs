@@ -174,17 +174,7 @@ fn read_entry(
             && !line.starts_with(b"# Thread_id:")
             && !line.starts_with(b"# Schema:")
         {
-            notes.push(LocalNote {
-                issue: Issue::MissingStatement,
-                line: first_line,
-                lines,
-                detail: String::new(),
-            });
-            return Entry::Done {
-                record: None,
-                next: pos,
-                lines,
-            };
+            return no_statement(notes, Issue::MissingStatement, first_line, lines, pos);
         }
         if line.starts_with(b"# Query_time:") {
             saw_query_time = true;
@@ -204,43 +194,15 @@ fn read_entry(
     if pos >= limit && !at_eof {
         return Entry::NeedMore;
     }
-    // Body: prefix lines, then the statement up to the next entry.
+    // Body: prefix lines, then the statement up to the next entry. (The metadata loop stopped at a
+    // line that is not `#`, a header or binary data, or at the end.)
     let body_start = pos;
-    if body_start >= limit
-        || buf[body_start] == b'#'
-            && is_entry_line(&buf[body_start..line_end(buf, body_start, limit)])
-    {
-        let issue = if body_start >= limit {
-            Issue::TruncatedFinalEvent
-        } else {
-            Issue::MissingStatement
-        };
-        notes.push(LocalNote {
-            issue,
-            line: first_line,
-            lines,
-            detail: String::new(),
-        });
-        return Entry::Done {
-            record: None,
-            next: pos,
-            lines,
-        };
+    if body_start >= limit {
+        return no_statement(notes, Issue::TruncatedFinalEvent, first_line, lines, pos);
     }
-    if is_header_start(&buf[body_start..line_end(buf, body_start, limit)])
-        || memchr::memchr(0, &buf[body_start..line_end(buf, body_start, limit)]).is_some()
-    {
-        notes.push(LocalNote {
-            issue: Issue::MissingStatement,
-            line: first_line,
-            lines,
-            detail: String::new(),
-        });
-        return Entry::Done {
-            record: None,
-            next: pos,
-            lines,
-        };
+    let first_body_line = &buf[body_start..line_end(buf, body_start, limit)];
+    if is_header_start(first_body_line) || memchr::memchr(0, first_body_line).is_some() {
+        return no_statement(notes, Issue::MissingStatement, first_line, lines, pos);
     }
     let first_end = line_end(buf, body_start, limit);
     let (end, body_lines, unclosed, hard) =
@@ -390,6 +352,27 @@ fn read_entry(
         record: Some(Box::new(rec)),
         next: end,
         lines: total_lines,
+    }
+}
+
+/// An entry without a statement: noted, and reading goes on at `next`.
+fn no_statement(
+    notes: &mut Vec<LocalNote>,
+    issue: Issue,
+    line: u64,
+    lines: u64,
+    next: usize,
+) -> Entry {
+    notes.push(LocalNote {
+        issue,
+        line,
+        lines,
+        detail: String::new(),
+    });
+    Entry::Done {
+        record: None,
+        next,
+        lines,
     }
 }
 
