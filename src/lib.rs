@@ -4,7 +4,9 @@
 //! stages → report ([`report`]). Stages meet only in the plain data types of [`workload`].
 
 pub mod capture;
+pub mod db;
 pub mod digest;
 pub mod report;
+pub mod schema;
 pub mod sql;
 pub mod workload;

@@ -1,0 +1,425 @@
+//! One connection to one database, with session settings pinned so that both engines print values
+//! the same way (UTC, ISO dates, hex bytea), and statements run into canonical result sets.
+
+use super::value::{Kind, Value};
+use super::{DbError, Endpoint, Engine, Flavor, connect_error, scrub};
+use mysql_async::consts::{ColumnFlags, ColumnType};
+use mysql_async::prelude::*;
+use std::time::Duration;
+
+/// How long a connection attempt may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A column of a result set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    pub name: String,
+    pub kind: Kind,
+    /// The server's own type name, for reports.
+    pub type_name: String,
+}
+
+/// Rows returned by one statement.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResultSet {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// Everything a statement returned.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Result sets, in order (a multi-statement text can return several).
+    pub sets: Vec<ResultSet>,
+    /// Rows affected by the last statement (MySQL's count, PostgreSQL's command tag).
+    pub affected: Option<u64>,
+}
+
+enum Inner {
+    MySql(mysql_async::Conn),
+    Pg(tokio_postgres::Client),
+}
+
+/// An open session.
+pub struct Session {
+    endpoint: Endpoint,
+    inner: Inner,
+}
+
+impl Session {
+    /// Connects and pins the session settings. Never writes anything.
+    pub async fn connect(endpoint: &Endpoint) -> Result<Session, DbError> {
+        let attempt = async {
+            match endpoint.engine {
+                Engine::MySql => {
+                    let opts = mysql_async::Opts::from_url(endpoint.raw_url())
+                        .map_err(|e| connect_error(endpoint, e.to_string()))?;
+                    // Measure over TCP as configured, never silently over the Unix socket.
+                    let opts = mysql_async::OptsBuilder::from_opts(opts).prefer_socket(false);
+                    let conn = mysql_async::Conn::new(opts)
+                        .await
+                        .map_err(|e| connect_error(endpoint, e.to_string()))?;
+                    Ok::<_, DbError>(Inner::MySql(conn))
+                }
+                Engine::Postgres => {
+                    let (client, connection) =
+                        tokio_postgres::connect(endpoint.raw_url(), tokio_postgres::NoTls)
+                            .await
+                            .map_err(|e| connect_error(endpoint, pg_message(&e)))?;
+                    tokio::spawn(async move {
+                        let _ = connection.await;
+                    });
+                    Ok(Inner::Pg(client))
+                }
+            }
+        };
+        let inner = tokio::time::timeout(CONNECT_TIMEOUT, attempt)
+            .await
+            .map_err(|_| {
+                connect_error(
+                    endpoint,
+                    format!(
+                        "no answer within {} s (timed out)",
+                        CONNECT_TIMEOUT.as_secs()
+                    ),
+                )
+            })??;
+        let mut s = Session {
+            endpoint: endpoint.clone(),
+            inner,
+        };
+        s.pin_settings().await?;
+        Ok(s)
+    }
+
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    async fn pin_settings(&mut self) -> Result<(), DbError> {
+        match self.endpoint.engine {
+            Engine::MySql => self.execute("SET time_zone = '+00:00'").await.map(|_| ()),
+            Engine::Postgres => {
+                let settings = [
+                    "SET TimeZone = 'UTC'",
+                    "SET DateStyle = 'ISO, YMD'",
+                    "SET IntervalStyle = 'postgres'",
+                    "SET bytea_output = 'hex'",
+                    "SET extra_float_digits = 1",
+                ];
+                for s in settings {
+                    // KaiwuDB and KingbaseES may not know every PostgreSQL setting; their output is
+                    // already ISO/UTC by default.
+                    if let Err(e) = self.execute(s).await
+                        && self.endpoint.flavor == Flavor::Postgres
+                    {
+                        return Err(e);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Runs one SQL text and collects everything it returns.
+    pub async fn execute(&mut self, sql: &str) -> Result<Outcome, DbError> {
+        match &mut self.inner {
+            Inner::MySql(conn) => mysql_execute(conn, sql.as_bytes(), &self.endpoint).await,
+            Inner::Pg(client) => pg_execute(client, sql, &self.endpoint).await,
+        }
+    }
+
+    /// Runs SQL given as bytes (MySQL takes them as they are; PostgreSQL needs UTF-8).
+    pub async fn execute_bytes(&mut self, sql: &[u8]) -> Result<Outcome, DbError> {
+        match &mut self.inner {
+            Inner::MySql(conn) => mysql_execute(conn, sql, &self.endpoint).await,
+            Inner::Pg(client) => {
+                let text = String::from_utf8_lossy(sql);
+                pg_execute(client, &text, &self.endpoint).await
+            }
+        }
+    }
+
+    /// Runs a script of several statements (set-up), discarding results.
+    pub async fn batch(&mut self, script: &str) -> Result<(), DbError> {
+        match &mut self.inner {
+            Inner::MySql(conn) => {
+                let mut r = conn
+                    .query_iter(script)
+                    .await
+                    .map_err(|e| mysql_error(e, &self.endpoint))?;
+                loop {
+                    let _: Vec<mysql_async::Row> = r
+                        .collect()
+                        .await
+                        .map_err(|e| mysql_error(e, &self.endpoint))?;
+                    if r.is_empty() {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            Inner::Pg(client) => client
+                .batch_execute(script)
+                .await
+                .map_err(|e| pg_error(&e, &self.endpoint)),
+        }
+    }
+
+    /// Closes the session politely.
+    pub async fn close(self) {
+        if let Inner::MySql(conn) = self.inner {
+            let _ = conn.disconnect().await;
+        }
+    }
+}
+
+/// The column kind of a MySQL result column.
+pub fn mysql_kind(ct: ColumnType, flags: ColumnFlags, charset: u16) -> Kind {
+    use ColumnType::*;
+    match ct {
+        MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG
+        | MYSQL_TYPE_INT24 | MYSQL_TYPE_YEAR => Kind::Int,
+        MYSQL_TYPE_DECIMAL | MYSQL_TYPE_NEWDECIMAL => Kind::Decimal,
+        MYSQL_TYPE_FLOAT => Kind::Float32,
+        MYSQL_TYPE_DOUBLE => Kind::Float64,
+        MYSQL_TYPE_DATE | MYSQL_TYPE_NEWDATE => Kind::Date,
+        MYSQL_TYPE_DATETIME | MYSQL_TYPE_DATETIME2 => Kind::Timestamp,
+        MYSQL_TYPE_TIMESTAMP | MYSQL_TYPE_TIMESTAMP2 => Kind::TimestampTz,
+        MYSQL_TYPE_TIME | MYSQL_TYPE_TIME2 => Kind::Time,
+        MYSQL_TYPE_BIT => Kind::Bits,
+        MYSQL_TYPE_JSON => Kind::Json,
+        MYSQL_TYPE_GEOMETRY => Kind::Bytes,
+        MYSQL_TYPE_NULL => Kind::Other,
+        _ => {
+            // Strings and blobs: character set 63 is `binary`.
+            if charset == 63
+                && !flags.contains(ColumnFlags::ENUM_FLAG)
+                && !flags.contains(ColumnFlags::SET_FLAG)
+            {
+                Kind::Bytes
+            } else {
+                Kind::Text
+            }
+        }
+    }
+}
+
+fn mysql_type_name(ct: ColumnType) -> String {
+    format!("{ct:?}")
+        .trim_start_matches("MYSQL_TYPE_")
+        .to_ascii_lowercase()
+}
+
+/// The column kind of a PostgreSQL-protocol result column.
+pub fn pg_kind(ty: &tokio_postgres::types::Type) -> Kind {
+    use tokio_postgres::types::{Kind as PgKind, Type};
+    match *ty {
+        Type::INT2 | Type::INT4 | Type::INT8 | Type::OID => Kind::Int,
+        Type::NUMERIC => Kind::Decimal,
+        Type::FLOAT4 => Kind::Float32,
+        Type::FLOAT8 => Kind::Float64,
+        Type::BOOL => Kind::Bool,
+        Type::BPCHAR => Kind::PaddedText,
+        Type::TEXT | Type::VARCHAR | Type::NAME | Type::CHAR | Type::UNKNOWN => Kind::Text,
+        Type::BYTEA => Kind::Bytes,
+        Type::DATE => Kind::Date,
+        Type::TIME | Type::TIMETZ => Kind::Time,
+        Type::TIMESTAMP => Kind::Timestamp,
+        Type::TIMESTAMPTZ => Kind::TimestampTz,
+        Type::JSON | Type::JSONB => Kind::Json,
+        Type::BIT | Type::VARBIT => Kind::Bits,
+        _ => match ty.kind() {
+            PgKind::Enum(_) => Kind::Text,
+            PgKind::Domain(inner) => pg_kind(inner),
+            _ => Kind::Other,
+        },
+    }
+}
+
+async fn mysql_execute(
+    conn: &mut mysql_async::Conn,
+    sql: &[u8],
+    ep: &Endpoint,
+) -> Result<Outcome, DbError> {
+    let mut out = Outcome::default();
+    let mut r = conn.query_iter(sql).await.map_err(|e| mysql_error(e, ep))?;
+    loop {
+        let columns: Vec<Column> = r
+            .columns()
+            .map(|cols| {
+                cols.iter()
+                    .map(|c| Column {
+                        name: c.name_str().into_owned(),
+                        kind: mysql_kind(c.column_type(), c.flags(), c.character_set()),
+                        type_name: mysql_type_name(c.column_type()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let rows: Vec<mysql_async::Row> = r.collect().await.map_err(|e| mysql_error(e, ep))?;
+        out.affected = Some(r.affected_rows());
+        if !columns.is_empty() {
+            let rows = rows
+                .iter()
+                .map(|row| {
+                    (0..columns.len())
+                        .map(|i| match row.as_ref(i) {
+                            None | Some(mysql_async::Value::NULL) => Value::Null,
+                            Some(mysql_async::Value::Bytes(b)) => {
+                                Value::from_text(columns[i].kind, b)
+                            }
+                            Some(other) => {
+                                Value::from_text(columns[i].kind, other.as_sql(true).as_bytes())
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            out.sets.push(ResultSet { columns, rows });
+        }
+        if r.is_empty() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+async fn pg_execute(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    ep: &Endpoint,
+) -> Result<Outcome, DbError> {
+    use tokio_postgres::SimpleQueryMessage;
+    // Column types come from describing the statement; values from the simple (text) protocol, so that
+    // any type, including ones the driver has no decoder for, arrives as the server prints it. A
+    // statement that cannot be described (several statements, some utility commands) runs without types.
+    let kinds: Option<Vec<(String, Kind, String)>> = match client.prepare(sql).await {
+        Ok(stmt) => Some(
+            stmt.columns()
+                .iter()
+                .map(|c| {
+                    (
+                        c.name().to_string(),
+                        pg_kind(c.type_()),
+                        c.type_().name().to_string(),
+                    )
+                })
+                .collect(),
+        ),
+        Err(e) => match e.as_db_error() {
+            // Perhaps several statements, which cannot be described together: run them without types.
+            Some(d) if d.code().code() == "42601" && sql.contains(';') => None,
+            Some(_) => return Err(pg_error(&e, ep)),
+            // The driver could not look the types up (servers that refuse its catalog queries).
+            None => None,
+        },
+    };
+    let messages = client
+        .simple_query(sql)
+        .await
+        .map_err(|e| pg_error(&e, ep))?;
+    let mut out = Outcome::default();
+    let mut current: Option<ResultSet> = None;
+    for m in messages {
+        match m {
+            SimpleQueryMessage::RowDescription(cols) => {
+                let columns = cols
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let (kind, type_name) = match kinds.as_ref().and_then(|k| k.get(i)) {
+                            Some((_, k, t)) => (*k, t.clone()),
+                            None => (Kind::Other, "unknown".to_string()),
+                        };
+                        Column {
+                            name: c.name().to_string(),
+                            kind,
+                            type_name,
+                        }
+                    })
+                    .collect();
+                if let Some(done) = current.take() {
+                    out.sets.push(done);
+                }
+                current = Some(ResultSet {
+                    columns,
+                    rows: Vec::new(),
+                });
+            }
+            SimpleQueryMessage::Row(row) => {
+                let set = current.get_or_insert_with(ResultSet::default);
+                let values = (0..row.len())
+                    .map(|i| match row.get(i) {
+                        None => Value::Null,
+                        Some(text) => Value::from_text(
+                            set.columns.get(i).map_or(Kind::Other, |c| c.kind),
+                            text.as_bytes(),
+                        ),
+                    })
+                    .collect();
+                set.rows.push(values);
+            }
+            SimpleQueryMessage::CommandComplete(n) => {
+                out.affected = Some(n);
+                if let Some(done) = current.take() {
+                    out.sets.push(done);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(done) = current.take() {
+        out.sets.push(done);
+    }
+    Ok(out)
+}
+
+fn mysql_error(e: mysql_async::Error, ep: &Endpoint) -> DbError {
+    match e {
+        mysql_async::Error::Server(s) => DbError::Server {
+            endpoint: ep.to_string(),
+            code: s.code.to_string(),
+            message: scrub(&s.message, ep),
+        },
+        mysql_async::Error::Io(io) => DbError::Io {
+            endpoint: ep.to_string(),
+            message: scrub(&io.to_string(), ep),
+        },
+        other => DbError::Io {
+            endpoint: ep.to_string(),
+            message: scrub(&other.to_string(), ep),
+        },
+    }
+}
+
+/// The most useful text of a PostgreSQL driver error (since tokio-postgres 0.7.15, `Display` says only
+/// "db error").
+fn pg_message(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(d) => d.message().to_string(),
+        None => {
+            let mut s = e.to_string();
+            let mut src = std::error::Error::source(e);
+            while let Some(inner) = src {
+                s = format!("{s}: {inner}");
+                src = inner.source();
+            }
+            s
+        }
+    }
+}
+
+fn pg_error(e: &tokio_postgres::Error, ep: &Endpoint) -> DbError {
+    match e.as_db_error() {
+        Some(d) => DbError::Server {
+            endpoint: ep.to_string(),
+            code: d.code().code().to_string(),
+            message: scrub(d.message(), ep),
+        },
+        None => DbError::Io {
+            endpoint: ep.to_string(),
+            message: scrub(&pg_message(e), ep),
+        },
+    }
+}

@@ -1,0 +1,385 @@
+//! Builds the schema from a MySQL DDL script: `CREATE TABLE` statements parsed with sqlparser;
+//! everything else in the script (data, settings, views, routines) is skipped.
+
+use super::{Column, MySqlType, Schema, Table};
+use crate::sql::lexer::{Lexer, TokenKind};
+use crate::sql::script::split_script;
+use sqlparser::ast::{ColumnOption, Statement};
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+
+/// A schema read from DDL, with what could not be read.
+#[derive(Debug, Default)]
+pub struct DdlSchema {
+    pub schema: Schema,
+    /// `file:line: what` for CREATE TABLE statements that could not be parsed.
+    pub warnings: Vec<String>,
+}
+
+/// Reads every `CREATE TABLE` of `script` (`name` is used in warnings).
+pub fn schema_from_ddl(script: &str, name: &str) -> DdlSchema {
+    let mut tables = Vec::new();
+    let mut warnings = Vec::new();
+    for st in split_script(script) {
+        if !is_create_table(&st.text) {
+            continue;
+        }
+        match Parser::new(&MySqlDialect {})
+            .with_recursion_limit(200)
+            .try_with_sql(&st.text)
+            .and_then(|mut p| p.parse_statement())
+        {
+            Ok(Statement::CreateTable(ct)) => {
+                if let Some(t) = table_from_create(&ct) {
+                    tables.push(t);
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                // sqlparser cannot read some MySQL DDL (partitions, for one): fall back to the columns
+                // we can read token by token, and say so.
+                warnings.push(format!("{name}:{}: CREATE TABLE not fully understood ({e}); its columns were read from tokens", st.line));
+                if let Some(t) = table_from_tokens(&st.text) {
+                    tables.push(t);
+                }
+            }
+        }
+    }
+    DdlSchema {
+        schema: Schema::new(tables, None),
+        warnings,
+    }
+}
+
+fn is_create_table(sql: &str) -> bool {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(3)
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    words.first().is_some_and(|w| w == "CREATE")
+        && (words.get(1).is_some_and(|w| w == "TABLE")
+            || (words.get(1).is_some_and(|w| w == "TEMPORARY")
+                && words.get(2).is_some_and(|w| w == "TABLE")))
+}
+
+/// The last part of a possibly qualified, possibly quoted name.
+pub fn object_name_last(name: &sqlparser::ast::ObjectName) -> String {
+    name.0
+        .last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.clone())
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// The names inside the last parenthesised list of `text` (`UNIQUE KEY uk (a, `b`(10))` → a, b).
+fn paren_names(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let toks: Vec<_> = Lexer::new(b)
+        .filter(|t| t.kind != TokenKind::Whitespace)
+        .collect();
+    let Some(open) = toks.iter().position(|t| t.text(b) == b"(") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut expect_name = true;
+    for t in &toks[open..] {
+        match t.text(b) {
+            b"(" => depth += 1,
+            b")" => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            b"," if depth == 1 => expect_name = true,
+            _ if depth == 1
+                && expect_name
+                && matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) =>
+            {
+                let raw = String::from_utf8_lossy(t.text(b)).into_owned();
+                out.push(raw.trim_matches('`').to_string());
+                expect_name = false;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn option_value(opt: &str, keys: &[&str]) -> Option<String> {
+    let (k, v) = opt.split_once('=').or_else(|| opt.split_once(' '))?;
+    let k = k.trim().to_ascii_uppercase();
+    keys.iter()
+        .any(|want| k == *want)
+        .then(|| v.trim().trim_matches(['\'', '"', '`']).to_lowercase())
+}
+
+/// The default collation of a character set (MariaDB's defaults; MySQL 8 defaults utf8mb4 to
+/// utf8mb4_0900_ai_ci, which is also case-insensitive).
+fn default_collation(charset: &str) -> String {
+    match charset {
+        "binary" => "binary".into(),
+        cs => format!("{cs}_general_ci"),
+    }
+}
+
+fn table_from_create(ct: &sqlparser::ast::CreateTable) -> Option<Table> {
+    let mut table = Table {
+        name: object_name_last(&ct.name),
+        columns: Vec::new(),
+        primary_key: Vec::new(),
+        unique_keys: Vec::new(),
+        collation: None,
+        charset: None,
+        engine: None,
+    };
+    let opts: Vec<String> = match &ct.table_options {
+        sqlparser::ast::CreateTableOptions::Plain(o)
+        | sqlparser::ast::CreateTableOptions::With(o)
+        | sqlparser::ast::CreateTableOptions::Options(o) => {
+            o.iter().map(|x| x.to_string()).collect()
+        }
+        _ => Vec::new(),
+    };
+    for o in &opts {
+        if let Some(v) = option_value(o, &["COLLATE", "DEFAULT COLLATE"]) {
+            table.collation = Some(v);
+        } else if let Some(v) = option_value(
+            o,
+            &[
+                "CHARSET",
+                "DEFAULT CHARSET",
+                "CHARACTER SET",
+                "DEFAULT CHARACTER SET",
+            ],
+        ) {
+            table.charset = Some(v);
+        } else if let Some(v) = option_value(o, &["ENGINE"]) {
+            table.engine = Some(v);
+        }
+    }
+    let table_collation = table
+        .collation
+        .clone()
+        .or_else(|| table.charset.as_deref().map(default_collation));
+    for c in &ct.columns {
+        let type_text = c.data_type.to_string();
+        let mut col = Column {
+            name: c.name.value.clone(),
+            mysql_type: MySqlType::parse(&type_text),
+            nullable: true,
+            collation: None,
+            auto_increment: false,
+            on_update_current_timestamp: false,
+            generated: false,
+            default: None,
+        };
+        let mut charset = None;
+        for o in &c.options {
+            match &o.option {
+                ColumnOption::NotNull => col.nullable = false,
+                ColumnOption::Null => col.nullable = true,
+                ColumnOption::Default(e) => col.default = Some(e.to_string()),
+                ColumnOption::Collation(n) => col.collation = Some(n.to_string().to_lowercase()),
+                ColumnOption::CharacterSet(n) => charset = Some(n.to_string().to_lowercase()),
+                ColumnOption::OnUpdate(_) => col.on_update_current_timestamp = true,
+                ColumnOption::Generated { .. } => col.generated = true,
+                ColumnOption::PrimaryKey(_) => {
+                    col.nullable = false;
+                    table.primary_key = vec![col.name.clone()];
+                }
+                ColumnOption::Unique(_) => table.unique_keys.push(vec![col.name.clone()]),
+                other => {
+                    let s = other.to_string().to_ascii_uppercase();
+                    if s.contains("AUTO_INCREMENT") {
+                        col.auto_increment = true;
+                    }
+                }
+            }
+        }
+        // `VARCHAR(20) CHARACTER SET x COLLATE y` may also sit in the type text.
+        let upper = type_text.to_ascii_uppercase();
+        if let Some(p) = upper.find("COLLATE ") {
+            col.collation = Some(
+                type_text[p + 8..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .to_lowercase(),
+            );
+        }
+        if col.collation.is_none() {
+            col.collation = charset
+                .as_deref()
+                .map(default_collation)
+                .or_else(|| table_collation.clone());
+        }
+        if col.mysql_type.base == "SERIAL" {
+            col.auto_increment = true;
+            col.nullable = false;
+        }
+        table.columns.push(col);
+    }
+    for k in &ct.constraints {
+        let text = k.to_string();
+        let upper = text.to_ascii_uppercase();
+        if upper.contains("PRIMARY KEY") {
+            table.primary_key = paren_names(&text);
+        } else if upper.starts_with("UNIQUE")
+            || upper.contains(" UNIQUE ")
+            || upper.starts_with("CONSTRAINT") && upper.contains("UNIQUE")
+        {
+            table.unique_keys.push(paren_names(&text));
+        }
+    }
+    for pk in &table.primary_key.clone() {
+        if let Some(c) = table
+            .columns
+            .iter_mut()
+            .find(|c| c.name.eq_ignore_ascii_case(pk))
+        {
+            c.nullable = false;
+        }
+    }
+    Some(table)
+}
+
+/// A best-effort table from tokens, for DDL sqlparser rejects: column names and types only.
+fn table_from_tokens(sql: &str) -> Option<Table> {
+    let b = sql.as_bytes();
+    let toks: Vec<_> = Lexer::new(b)
+        .filter(|t| !matches!(t.kind, TokenKind::Whitespace | TokenKind::Comment))
+        .collect();
+    let open = toks.iter().position(|t| t.text(b) == b"(")?;
+    let name_tok = toks[..open]
+        .iter()
+        .rev()
+        .find(|t| matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent))?;
+    let name = String::from_utf8_lossy(name_tok.text(b))
+        .trim_matches('`')
+        .to_string();
+    let mut table = Table {
+        name,
+        columns: Vec::new(),
+        primary_key: Vec::new(),
+        unique_keys: Vec::new(),
+        collation: None,
+        charset: None,
+        engine: None,
+    };
+    // Split the column list at depth-1 commas.
+    let mut depth = 0;
+    let mut item_start = open + 1;
+    for (i, t) in toks.iter().enumerate().skip(open) {
+        match t.text(b) {
+            b"(" => depth += 1,
+            b")" | b"," if depth == 1 => {
+                if item_start < i {
+                    let text = &sql[toks[item_start].start..toks[i - 1].end];
+                    let first = &toks[item_start];
+                    let word = String::from_utf8_lossy(first.text(b)).to_ascii_uppercase();
+                    let is_key = matches!(
+                        word.as_str(),
+                        "PRIMARY"
+                            | "KEY"
+                            | "INDEX"
+                            | "UNIQUE"
+                            | "CONSTRAINT"
+                            | "FULLTEXT"
+                            | "SPATIAL"
+                            | "FOREIGN"
+                            | "CHECK"
+                    );
+                    if is_key {
+                        if word == "PRIMARY" {
+                            table.primary_key = paren_names(text);
+                        } else if word == "UNIQUE" {
+                            table.unique_keys.push(paren_names(text));
+                        }
+                    } else if let Some(second) = toks.get(item_start + 1) {
+                        let type_text = &sql[second.start..toks[i - 1].end];
+                        table.columns.push(Column {
+                            name: String::from_utf8_lossy(first.text(b))
+                                .trim_matches('`')
+                                .to_string(),
+                            mysql_type: MySqlType::parse(type_text),
+                            nullable: !type_text.to_ascii_uppercase().contains("NOT NULL"),
+                            collation: None,
+                            auto_increment: type_text
+                                .to_ascii_uppercase()
+                                .contains("AUTO_INCREMENT"),
+                            on_update_current_timestamp: type_text
+                                .to_ascii_uppercase()
+                                .contains("ON UPDATE"),
+                            generated: false,
+                            default: None,
+                        });
+                    }
+                }
+                if t.text(b) == b")" {
+                    break;
+                }
+                item_start = i + 1;
+            }
+            b")" => depth -= 1,
+            _ => {}
+        }
+    }
+    Some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_compat_schema() {
+        let ddl = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpora/compat/schema.mysql.sql"
+        ))
+        .expect("schema");
+        let s = schema_from_ddl(&ddl, "schema.mysql.sql");
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        let c = s.schema.table("customers").expect("customers");
+        assert_eq!(c.primary_key, vec!["id"]);
+        assert_eq!(c.unique_keys, vec![vec!["email".to_string()]]);
+        let id = c.column("ID").expect("id");
+        assert!(id.auto_increment && id.mysql_type.unsigned && !id.nullable);
+        assert!(c.column("is_active").unwrap().mysql_type.is_tinyint1());
+        assert!(c.column("email").unwrap().case_insensitive());
+        assert!(c.column("updated_at").unwrap().on_update_current_timestamp);
+        let p = s.schema.table("products").unwrap();
+        assert_eq!(
+            p.column("sku").unwrap().collation.as_deref(),
+            Some("utf8mb4_bin")
+        );
+        assert!(!p.column("sku").unwrap().case_insensitive());
+        assert_eq!(
+            s.schema
+                .table("AuditTrail")
+                .unwrap()
+                .column("eventname")
+                .unwrap()
+                .name,
+            "EventName"
+        );
+        assert_eq!(
+            s.schema.table("order_items").unwrap().primary_key,
+            vec!["order_id", "product_id"]
+        );
+    }
+
+    #[test]
+    fn partitioned_tables_still_give_columns() {
+        let s = schema_from_ddl(
+            "CREATE TABLE m (id INT NOT NULL, d DATE, PRIMARY KEY (id, d)) PARTITION BY RANGE (YEAR(d)) (PARTITION p0 VALUES LESS THAN (2020));",
+            "x.sql",
+        );
+        let t = s.schema.table("m").expect("m");
+        assert_eq!(t.columns.len(), 2);
+        assert_eq!(t.primary_key, vec!["id", "d"]);
+    }
+}

@@ -1,0 +1,345 @@
+//! Quick facts about a statement from its tokens: what kind of statement it is, whether it can change
+//! data, whether its rows come in a defined order, and which non-deterministic functions it calls.
+//! Token-based on purpose: it must work on statements sqlparser cannot parse and stay cheap enough
+//! for every event of a replay.
+
+use super::keywords::eq_kw;
+use super::lexer::{Lexer, Token, TokenKind};
+
+/// What a statement does, by its leading keywords.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatementClass {
+    /// SELECT, WITH … SELECT, VALUES, TABLE, (SELECT …), EXPLAIN, DESCRIBE, SHOW, DO.
+    Read,
+    /// A SELECT that locks rows (`FOR UPDATE`, `LOCK IN SHARE MODE`, `FOR SHARE`) or assigns into
+    /// variables/files (`INTO`).
+    LockingRead,
+    /// INSERT, UPDATE, DELETE, REPLACE, LOAD, MERGE, CALL, and WITH … UPDATE/DELETE.
+    Write,
+    /// CREATE, ALTER, DROP, RENAME, TRUNCATE, GRANT, REVOKE, and other schema or account changes.
+    Ddl,
+    /// BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, XA, LOCK/UNLOCK TABLES.
+    Transaction,
+    /// SET, USE, and other session settings.
+    Session,
+    /// Server administration (FLUSH, KILL, RESET, OPTIMIZE, ANALYZE, …) and anything unknown.
+    Other,
+}
+
+impl StatementClass {
+    /// True for statements that cannot change stored data.
+    pub fn is_read_only(self) -> bool {
+        matches!(self, StatementClass::Read | StatementClass::Session)
+    }
+}
+
+fn significant(sql: &[u8]) -> impl Iterator<Item = Token> + '_ {
+    Lexer::new(sql).filter(|t| {
+        !matches!(
+            t.kind,
+            TokenKind::Whitespace
+                | TokenKind::Comment
+                | TokenKind::Hint
+                | TokenKind::VersionCommentStart
+                | TokenKind::VersionCommentEnd
+        )
+    })
+}
+
+/// The statement's class.
+pub fn classify(sql: &[u8]) -> StatementClass {
+    let toks: Vec<Token> = significant(sql).collect();
+    let word = |i: usize| {
+        toks.get(i)
+            .filter(|t| t.kind == TokenKind::Word)
+            .map(|t| t.text(sql))
+    };
+    let is = |i: usize, kw: &[u8]| word(i).is_some_and(|w| eq_kw(w, kw));
+    let first = toks
+        .iter()
+        .position(|t| !(t.kind == TokenKind::Punct && t.text(sql) == b"("));
+    let Some(f) = first else {
+        return StatementClass::Other;
+    };
+    let kw = |k: &[u8]| is(f, k);
+    if kw(b"SELECT") || kw(b"VALUES") || kw(b"TABLE") {
+        return if locks_or_assigns(sql, &toks) {
+            StatementClass::LockingRead
+        } else {
+            StatementClass::Read
+        };
+    }
+    if kw(b"WITH") {
+        // WITH … SELECT reads; WITH … UPDATE/DELETE/INSERT writes: find the first statement keyword at depth 0.
+        let mut depth = 0i32;
+        for t in &toks[f..] {
+            let text = t.text(sql);
+            match (t.kind, text) {
+                (TokenKind::Punct, b"(") => depth += 1,
+                (TokenKind::Punct, b")") => depth -= 1,
+                (TokenKind::Word, w) if depth == 0 => {
+                    if eq_kw(w, b"UPDATE")
+                        || eq_kw(w, b"DELETE")
+                        || eq_kw(w, b"INSERT")
+                        || eq_kw(w, b"REPLACE")
+                    {
+                        return StatementClass::Write;
+                    }
+                    if eq_kw(w, b"SELECT") {
+                        return if locks_or_assigns(sql, &toks) {
+                            StatementClass::LockingRead
+                        } else {
+                            StatementClass::Read
+                        };
+                    }
+                }
+                _ => {}
+            }
+        }
+        return StatementClass::Other;
+    }
+    if kw(b"SHOW") || kw(b"DESCRIBE") || kw(b"DESC") || kw(b"EXPLAIN") || kw(b"DO") || kw(b"HELP") {
+        // EXPLAIN ANALYZE runs the statement.
+        if kw(b"EXPLAIN") && (is(f + 1, b"ANALYZE")) {
+            return classify_rest(sql, &toks, f + 2);
+        }
+        return StatementClass::Read;
+    }
+    if kw(b"INSERT")
+        || kw(b"UPDATE")
+        || kw(b"DELETE")
+        || kw(b"REPLACE")
+        || kw(b"LOAD")
+        || kw(b"MERGE")
+        || kw(b"CALL")
+        || kw(b"UPSERT")
+    {
+        return StatementClass::Write;
+    }
+    if kw(b"CREATE")
+        || kw(b"ALTER")
+        || kw(b"DROP")
+        || kw(b"RENAME")
+        || kw(b"TRUNCATE")
+        || kw(b"GRANT")
+        || kw(b"REVOKE")
+        || kw(b"COMMENT")
+    {
+        return StatementClass::Ddl;
+    }
+    if kw(b"BEGIN")
+        || kw(b"START")
+        || kw(b"COMMIT")
+        || kw(b"ROLLBACK")
+        || kw(b"SAVEPOINT")
+        || kw(b"RELEASE")
+        || kw(b"XA")
+        || kw(b"LOCK")
+        || kw(b"UNLOCK")
+        || kw(b"END")
+        || kw(b"ABORT")
+    {
+        return StatementClass::Transaction;
+    }
+    if kw(b"SET") || kw(b"USE") || kw(b"RESET") && is(f + 1, b"CONNECTION") {
+        return StatementClass::Session;
+    }
+    StatementClass::Other
+}
+
+fn classify_rest(sql: &[u8], toks: &[Token], from: usize) -> StatementClass {
+    match toks.get(from) {
+        Some(t) => classify(&sql[t.start..]),
+        None => StatementClass::Other,
+    }
+}
+
+/// `FOR UPDATE`, `FOR SHARE`, `LOCK IN SHARE MODE` or `INTO` at the top level of a SELECT.
+fn locks_or_assigns(sql: &[u8], toks: &[Token]) -> bool {
+    let mut depth = 0i32;
+    for (i, t) in toks.iter().enumerate() {
+        let text = t.text(sql);
+        match (t.kind, text) {
+            (TokenKind::Punct, b"(") => depth += 1,
+            (TokenKind::Punct, b")") => depth -= 1,
+            (TokenKind::Word, w) if depth <= 0 => {
+                let next = toks.get(i + 1).map(|n| n.text(sql)).unwrap_or_default();
+                if (eq_kw(w, b"FOR") && (eq_kw(next, b"UPDATE") || eq_kw(next, b"SHARE")))
+                    || (eq_kw(w, b"LOCK") && eq_kw(next, b"IN"))
+                    || eq_kw(w, b"INTO")
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// True when the statement's result order is set by an ORDER BY at its top level (not one inside a
+/// subquery or a window definition).
+pub fn has_top_level_order_by(sql: &[u8]) -> bool {
+    let toks: Vec<Token> = significant(sql).collect();
+    let mut depth = 0i32;
+    for (i, t) in toks.iter().enumerate() {
+        match (t.kind, t.text(sql)) {
+            (TokenKind::Punct, b"(") => depth += 1,
+            (TokenKind::Punct, b")") => depth -= 1,
+            (TokenKind::Word, w)
+                if depth == 0
+                    && eq_kw(w, b"ORDER")
+                    && toks.get(i + 1).is_some_and(|n| eq_kw(n.text(sql), b"BY")) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Functions and keywords whose value changes from run to run or from server to server.
+const NONDETERMINISTIC: &[&[u8]] = &[
+    b"NOW",
+    b"CURRENT_TIMESTAMP",
+    b"CURRENT_TIME",
+    b"CURRENT_DATE",
+    b"CURDATE",
+    b"CURTIME",
+    b"SYSDATE",
+    b"UTC_TIMESTAMP",
+    b"UTC_DATE",
+    b"UTC_TIME",
+    b"LOCALTIME",
+    b"LOCALTIMESTAMP",
+    b"UNIX_TIMESTAMP",
+    b"RAND",
+    b"RANDOM",
+    b"UUID",
+    b"UUID_SHORT",
+    b"SYS_GUID",
+    b"GEN_RANDOM_UUID",
+    b"CONNECTION_ID",
+    b"LAST_INSERT_ID",
+    b"ROW_COUNT",
+    b"FOUND_ROWS",
+    b"VERSION",
+    b"USER",
+    b"CURRENT_USER",
+    b"SESSION_USER",
+    b"SYSTEM_USER",
+    b"DATABASE",
+    b"SCHEMA",
+    b"SLEEP",
+    b"BENCHMARK",
+    b"CLOCK_TIMESTAMP",
+    b"STATEMENT_TIMESTAMP",
+    b"TRANSACTION_TIMESTAMP",
+    b"PG_BACKEND_PID",
+];
+
+/// The non-deterministic functions a statement uses (upper case, deduplicated), e.g. `["NOW", "RAND"]`.
+/// Such statements are not comparable result by result between two servers.
+pub fn nondeterministic_functions(sql: &[u8]) -> Vec<String> {
+    let toks: Vec<Token> = significant(sql).collect();
+    let mut out: Vec<String> = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind != TokenKind::Word {
+            continue;
+        }
+        let w = t.text(sql);
+        let Some(name) = NONDETERMINISTIC.iter().find(|n| eq_kw(w, n)) else {
+            continue;
+        };
+        // Keywords that are functions only when called, except the SQL-standard niladic ones.
+        let called = toks
+            .get(i + 1)
+            .is_some_and(|n| n.kind == TokenKind::Punct && n.text(sql) == b"(");
+        let niladic = matches!(
+            *name,
+            b"CURRENT_TIMESTAMP"
+                | b"CURRENT_TIME"
+                | b"CURRENT_DATE"
+                | b"LOCALTIME"
+                | b"LOCALTIMESTAMP"
+                | b"CURRENT_USER"
+                | b"SESSION_USER"
+        );
+        // `@@version` is a variable, `t.user` a column.
+        let qualified = i > 0 && toks[i - 1].text(sql) == b".";
+        if (called || niladic) && !qualified {
+            let s = String::from_utf8_lossy(name).into_owned();
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use StatementClass::*;
+
+    #[test]
+    fn classes() {
+        for (sql, class) in [
+            ("SELECT 1", Read),
+            ("(SELECT 1) UNION (SELECT 2)", Read),
+            ("select * from t for update", LockingRead),
+            ("SELECT * FROM t LOCK IN SHARE MODE", LockingRead),
+            ("SELECT a INTO @x FROM t", LockingRead),
+            ("WITH c AS (SELECT 1) SELECT * FROM c", Read),
+            (
+                "WITH c AS (SELECT 1) DELETE FROM t WHERE id IN (SELECT * FROM c)",
+                Write,
+            ),
+            ("SHOW TABLES", Read),
+            ("EXPLAIN SELECT 1", Read),
+            ("/*!40101 SET NAMES utf8 */", Session),
+            ("INSERT INTO t VALUES (1)", Write),
+            ("REPLACE INTO t VALUES (1)", Write),
+            ("CALL p()", Write),
+            ("CREATE TABLE t (a INT)", Ddl),
+            ("TRUNCATE t", Ddl),
+            ("START TRANSACTION", Transaction),
+            ("LOCK TABLES t WRITE", Transaction),
+            ("SET autocommit = 0", Session),
+            ("USE db", Session),
+            ("FLUSH TABLES", Other),
+        ] {
+            assert_eq!(classify(sql.as_bytes()), class, "{sql}");
+        }
+    }
+
+    #[test]
+    fn order_by_at_top_level_only() {
+        assert!(has_top_level_order_by(b"SELECT a FROM t ORDER BY a"));
+        assert!(has_top_level_order_by(
+            b"SELECT a FROM t UNION SELECT b FROM u ORDER BY 1"
+        ));
+        assert!(!has_top_level_order_by(
+            b"SELECT ROW_NUMBER() OVER (ORDER BY a) FROM t"
+        ));
+        assert!(!has_top_level_order_by(
+            b"SELECT * FROM (SELECT a FROM t ORDER BY a LIMIT 3) x"
+        ));
+    }
+
+    #[test]
+    fn nondeterminism() {
+        assert_eq!(
+            nondeterministic_functions(b"SELECT NOW(), RAND(), id FROM t WHERE d < CURRENT_DATE"),
+            vec!["NOW", "RAND", "CURRENT_DATE"]
+        );
+        assert!(nondeterministic_functions(b"SELECT user, version FROM t").is_empty());
+        assert!(nondeterministic_functions(b"SELECT t.user() FROM t").is_empty());
+        assert_eq!(
+            nondeterministic_functions(b"SELECT @@version, VERSION()"),
+            vec!["VERSION"]
+        );
+    }
+}
