@@ -9,4 +9,5 @@ pub mod digest;
 pub mod report;
 pub mod schema;
 pub mod sql;
+pub mod audit;
 pub mod workload;

@@ -29,6 +29,71 @@ enum Cmd {
     Digest(DigestArgs),
     /// Write the normalized event stream that replay and audit consume.
     Events(EventsArgs),
+    /// Check every distinct statement of logs or .sql scripts against a target database profile.
+    Audit(AuditArgs),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum AuditFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum KingbaseMode {
+    /// A cluster initialised in MySQL compatibility mode (database_mode=mysql).
+    Mysql,
+    /// A cluster initialised in PostgreSQL or Oracle mode.
+    Pg,
+}
+
+#[derive(Args)]
+struct AuditArgs {
+    /// Captured logs (anything `cutover digest` reads) and .sql scripts (mysqldump output included).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The target profile: postgres, kingbase or kaiwudb (or any checklists/NAME.toml).
+    #[arg(long)]
+    target: String,
+    /// For --target kingbase: the mode the cluster was initialised in.
+    #[arg(long, value_enum, default_value = "mysql")]
+    kingbase_mode: KingbaseMode,
+    /// The MySQL schema, as DDL (mysqldump --no-data output; a full dump works too).
+    #[arg(long, conflicts_with = "source")]
+    schema: Option<PathBuf>,
+    /// Read the schema from the MySQL source's information_schema (mysql://user:pass@host:3306/db).
+    #[arg(long)]
+    source: Option<String>,
+    /// Ask the real target about each statement and its rewrite, inside a transaction that is rolled back.
+    #[arg(long)]
+    live: Option<String>,
+    /// With --live: create the --schema/--source tables on the target first (rolled back with the rest).
+    #[arg(long, requires = "live")]
+    live_setup: bool,
+    /// A MySQL table that becomes a KaiwuDB time-series table (repeatable).
+    #[arg(long = "ts-table")]
+    ts_tables: Vec<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: AuditFormat,
+    /// Read the target profiles from this directory instead of the built-in ones.
+    #[arg(long)]
+    checklists: Option<PathBuf>,
+    /// Statements listed in detail in text and Markdown (default 50).
+    #[arg(long, default_value_t = 50)]
+    limit: usize,
+    /// The log type, when detection from the first lines is not wanted.
+    #[arg(long, value_enum)]
+    log_type: Option<LogTypeArg>,
+    /// UTC offset of timestamps printed without a zone (MariaDB, MySQL ≤ 5.6), e.g. +08:00.
+    #[arg(long, default_value = "+00:00")]
+    log_timezone: String,
+    /// Never draw progress (drawn only when stderr is a terminal).
+    #[arg(long, short)]
+    quiet: bool,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -91,14 +156,16 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Cmd::Digest(a) => digest(a),
         Cmd::Events(a) => events(a),
+        Cmd::Audit(a) => audit(a),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             // A closed pipe (`| head`) is not an error worth a message.
-            if e.downcast_ref::<io::Error>()
-                .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-            {
+            if e.chain().any(|c| {
+                c.downcast_ref::<io::Error>()
+                    .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            }) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("cutover: {e:#}");
@@ -218,4 +285,122 @@ fn events(a: EventsArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn audit(a: AuditArgs) -> Result<ExitCode> {
+    use cutover::audit::{self, AuditOptions, Context as AuditContext, catalog, input, live};
+    let profile_id = match (a.target.as_str(), a.kingbase_mode) {
+        ("kingbase", KingbaseMode::Pg) => "kingbase-pg".to_string(),
+        (t, _) => t.to_string(),
+    };
+    let profile = catalog::load_profile(&profile_id, a.checklists.as_deref())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    // The schema, from DDL or from the source server.
+    let mut schema_warnings = Vec::new();
+    let schema = match (&a.schema, &a.source) {
+        (Some(p), _) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read the schema file {}", p.display()))?;
+            let d = cutover::schema::ddl::schema_from_ddl(&text, &p.display().to_string());
+            schema_warnings = d.warnings;
+            if d.schema.is_empty() {
+                bail!("{}: no CREATE TABLE statement found; give mysqldump --no-data output", p.display());
+            }
+            Some((d.schema, p.display().to_string()))
+        }
+        (None, Some(url)) => {
+            let ep = cutover::db::Endpoint::parse(url)?;
+            let s = runtime.block_on(cutover::schema::source::schema_from_server(&ep))?;
+            Some((s, ep.to_string()))
+        }
+        _ => None,
+    };
+    let opts = AuditOptions { ts_tables: a.ts_tables.clone() };
+    let ctx = AuditContext { profile: &profile, schema: schema.as_ref().map(|(s, _)| s), options: &opts };
+    let read = ReadArgs { logs: a.inputs.clone(), log_type: a.log_type, log_timezone: a.log_timezone.clone(), threads: 0, quiet: a.quiet };
+    let bar = progress_bar(a.quiet, "reading {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)");
+    let got = input::read_inputs(&a.inputs, capture_options(&read)?, |done, total| {
+        if let Some(b) = &bar {
+            if let Some(t) = total {
+                b.set_length(t);
+            }
+            b.set_position(done);
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let statements = audit::audit_all(&got.statements, &ctx);
+    let mut notes = got.notes;
+    notes.extend(schema_warnings);
+    let mut report = audit::build_report(
+        &profile,
+        a.inputs.iter().map(|p| p.display().to_string()).collect(),
+        schema.as_ref().map(|(s, n)| (s, n.clone())),
+        statements,
+        notes,
+    );
+    if let Some((s, _)) = &schema {
+        report.proposed_ddl = audit::timeseries::proposed_ddl(s, &opts.ts_tables, &mut report.schema_findings, &profile);
+    }
+    if let Some(url) = &a.live {
+        let ep = cutover::db::Endpoint::parse(url)?;
+        let n = report.statements.len();
+        let bar = progress_bar(a.quiet, "asking the target {pos}/{len}");
+        if let Some(b) = &bar {
+            b.set_length(n as u64);
+        }
+        let summary = runtime.block_on(async {
+            let mut t = live::LiveTarget::open(&ep).await?;
+            let schema_ready = if a.live_setup {
+                match &schema {
+                    Some((s, _)) => {
+                        t.setup(s).await?;
+                        true
+                    }
+                    None => {
+                        t.summary.setup_errors.push("--live-setup needs --schema or --source".into());
+                        false
+                    }
+                }
+            } else {
+                false
+            };
+            t.confirm(&mut report.statements, schema_ready, |i| {
+                if let Some(b) = &bar {
+                    b.set_position(i as u64);
+                }
+            })
+            .await?;
+            let summary = t.summary.clone();
+            t.close().await?;
+            Ok::<_, cutover::db::DbError>(summary)
+        })?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        report.summary = audit::summarize(&report.statements);
+        report.live = Some(summary);
+    }
+    let mut out = output(&a.output)?;
+    match a.format {
+        AuditFormat::Text => report::audit_text::write_text(&mut out, &report, a.limit)?,
+        AuditFormat::Markdown => report::audit_text::write_markdown(&mut out, &report, a.limit)?,
+        AuditFormat::Json => report::write_json(&mut out, &report)?,
+    }
+    out.flush()?;
+    Ok(if report.summary.fail > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// A progress bar on stderr when it is a terminal and not `quiet`.
+fn progress_bar(quiet: bool, template: &str) -> Option<ProgressBar> {
+    if quiet || !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::no_length();
+    bar.set_draw_target(ProgressDrawTarget::stderr());
+    bar.set_style(ProgressStyle::with_template(&format!("{{spinner}} {template}")).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    Some(bar)
 }

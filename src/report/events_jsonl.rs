@@ -72,6 +72,6 @@ pub fn write_event(out: &mut dyn Write, ev: &Event, files: &[String]) -> io::Res
             .map_or("", |s| s.as_str()),
         line: ev.origin.line,
     };
-    serde_json::to_writer(&mut *out, &line).map_err(io::Error::other)?;
+    serde_json::to_writer(&mut *out, &line).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }

@@ -1,5 +1,6 @@
 //! Printers: render result types as text for people or JSON for machines. No analysis happens here.
 
+pub mod audit_text;
 pub mod digest_text;
 pub mod events_jsonl;
 
@@ -15,7 +16,7 @@ pub enum Format {
 
 /// Writes any result type as pretty JSON followed by a newline.
 pub fn write_json<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 

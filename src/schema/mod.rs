@@ -4,6 +4,7 @@
 
 pub mod ddl;
 pub mod source;
+pub mod target;
 
 use serde::Serialize;
 use std::collections::HashMap;

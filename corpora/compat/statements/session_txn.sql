@@ -65,7 +65,7 @@ SHOW WARNINGS;
 -- ST-033 DO SLEEP(0)
 DO SLEEP(0);
 -- ST-034 USE database
-USE compat_probe;
+USE cutover_compat;
 -- ST-035 FLUSH TABLES
 FLUSH TABLES;
 -- ST-036 SET @user_variable

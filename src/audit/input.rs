@@ -1,0 +1,164 @@
+//! What the audit reads: the distinct statements of its inputs.
+//!
+//! A `.sql` script (mysqldump output included) yields each of its statements, in order. A captured log
+//! (anything `cutover digest` reads) yields one statement per fingerprint, in order of first
+//! appearance, with how often it ran, for how long in total, and the first execution as its sample:
+//! auditing a 10 GB capture means auditing its few hundred distinct statements once each.
+
+use super::StatementOrigin;
+use crate::capture::{CaptureError, CaptureOptions, EventReader};
+use crate::sql::fingerprint::fingerprint;
+use crate::sql::fingerprint::{fingerprint_id, format_id};
+use crate::sql::redact::redact;
+use crate::sql::script::split_script;
+use rustc_hash::FxHashMap;
+use std::path::{Path, PathBuf};
+
+/// One distinct statement to audit.
+#[derive(Clone, Debug)]
+pub struct DistinctStatement {
+    pub fingerprint: String,
+    pub fingerprint_id: String,
+    /// The statement (a script's text, or a log's first execution), passwords masked.
+    pub sample: String,
+    /// Executions (1 for each statement of a script).
+    pub count: u64,
+    /// Total recorded execution time, when the log recorded durations.
+    pub total_time_s: Option<f64>,
+    pub origin: StatementOrigin,
+}
+
+/// What was read, and what was odd about it.
+#[derive(Debug, Default)]
+pub struct AuditInput {
+    pub statements: Vec<DistinctStatement>,
+    /// Log notes (skipped records, truncated files), one line each, `file:line: what`.
+    pub notes: Vec<String>,
+    /// Statement executions read (logs), or statements (scripts).
+    pub executions: u64,
+}
+
+/// Why an input could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{path}: cannot read the SQL script: {source}")]
+    Script { path: String, source: std::io::Error },
+    #[error("{path}: the SQL script is not UTF-8 text (byte {offset}); convert it (iconv -f latin1 -t utf-8) and run again")]
+    NotUtf8 { path: String, offset: usize },
+    #[error("{0} (if it is a SQL script, give it a .sql name)")]
+    Log(CaptureError),
+}
+
+/// True when `path` names a SQL script rather than a captured log.
+pub fn is_script(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    name.ends_with(".sql") || name.ends_with(".sql.gz")
+}
+
+/// Reads a SQL script: every statement, in order.
+pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
+    let display = path.display().to_string();
+    let raw = std::fs::read(path).map_err(|e| InputError::Script { path: display.clone(), source: e })?;
+    let bytes = if display.to_ascii_lowercase().ends_with(".gz") {
+        let mut out = Vec::new();
+        use std::io::Read;
+        flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut out).map_err(|e| InputError::Script { path: display.clone(), source: e })?;
+        out
+    } else {
+        raw
+    };
+    let text = String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 { path: display.clone(), offset: e.utf8_error().valid_up_to() })?;
+    Ok(script_statements(&text, &display))
+}
+
+/// The statements of a script held in memory (`name` is where they are said to come from).
+pub fn script_statements(text: &str, name: &str) -> AuditInput {
+    let mut statements = Vec::new();
+    for st in split_script(text) {
+        if st.text.trim().is_empty() {
+            continue;
+        }
+        let fp = fingerprint(st.text.as_bytes());
+        let red = redact(st.text.as_bytes());
+        statements.push(DistinctStatement {
+            fingerprint_id: format_id(fingerprint_id(fp.as_bytes())),
+            fingerprint: fp,
+            sample: String::from_utf8_lossy(&red.text).into_owned(),
+            count: 1,
+            total_time_s: None,
+            origin: StatementOrigin { file: name.to_string(), line: st.line as u64, column: st.column as u64 },
+        });
+    }
+    let executions = statements.len() as u64;
+    AuditInput { statements, notes: Vec::new(), executions }
+}
+
+/// Reads captured logs: one statement per fingerprint, in order of first appearance. `progress` is
+/// called after each batch with (bytes read, total bytes when known).
+pub fn read_logs(paths: &[PathBuf], opts: CaptureOptions, mut progress: impl FnMut(u64, Option<u64>)) -> Result<AuditInput, InputError> {
+    let mut reader = EventReader::open(paths, opts).map_err(InputError::Log)?;
+    let mut texts: FxHashMap<u64, String> = FxHashMap::default();
+    let mut index: FxHashMap<u64, usize> = FxHashMap::default();
+    let mut statements: Vec<DistinctStatement> = Vec::new();
+    let mut timed: Vec<bool> = Vec::new();
+    let mut executions = 0u64;
+    while let Some(batch) = reader.next_batch().map_err(InputError::Log)? {
+        texts.extend(batch.new_fingerprints);
+        for ev in &batch.events {
+            if !ev.command.is_statement() {
+                continue;
+            }
+            executions += 1;
+            let slot = *index.entry(ev.fingerprint_id).or_insert_with(|| {
+                let file = reader.inputs().get(ev.origin.file as usize).map(|i| i.path.clone()).unwrap_or_default();
+                statements.push(DistinctStatement {
+                    fingerprint: texts.get(&ev.fingerprint_id).cloned().unwrap_or_default(),
+                    fingerprint_id: format_id(ev.fingerprint_id),
+                    sample: ev.sql_lossy().into_owned(),
+                    count: 0,
+                    total_time_s: None,
+                    origin: StatementOrigin { file, line: ev.origin.line, column: 1 },
+                });
+                timed.push(false);
+                statements.len() - 1
+            });
+            let st = &mut statements[slot];
+            st.count += 1;
+            if let Some(d) = ev.duration_us {
+                *st.total_time_s.get_or_insert(0.0) += d as f64 / 1e6;
+                timed[slot] = true;
+            }
+        }
+        let (done, total) = reader.progress();
+        progress(done, total);
+    }
+    // A fingerprint first seen in a batch is announced in that batch, so every text is known by now;
+    // fill any left empty (events read before their announcement) from the final table.
+    for st in &mut statements {
+        if st.fingerprint.is_empty() {
+            st.fingerprint = fingerprint(st.sample.as_bytes());
+        }
+    }
+    let notes = reader.diagnostics().examples.iter().map(crate::capture::describe_note).collect();
+    Ok(AuditInput { statements, notes, executions })
+}
+
+/// Reads every input, scripts and logs alike, into one list (statements of later inputs follow).
+pub fn read_inputs(paths: &[PathBuf], opts: CaptureOptions, mut progress: impl FnMut(u64, Option<u64>)) -> Result<AuditInput, InputError> {
+    let (scripts, logs): (Vec<PathBuf>, Vec<PathBuf>) = paths.iter().cloned().partition(|p| is_script(p));
+    let mut all = AuditInput::default();
+    for p in &scripts {
+        let one = read_script(p)?;
+        all.executions += one.executions;
+        all.statements.extend(one.statements);
+    }
+    if !logs.is_empty() {
+        let one = read_logs(&logs, opts, &mut progress)?;
+        all.executions += one.executions;
+        all.notes.extend(one.notes);
+        // The same statement may appear in a script and a log: keep them apart (they have different
+        // origins), the log's with its counts.
+        all.statements.extend(one.statements);
+    }
+    Ok(all)
+}
