@@ -14,6 +14,9 @@
 #   --keep N|all     keep the first N records of each log (default 3000)
 #   --no-gzip        write plain .log files
 #   --only ps|text   capture only one of the two runs
+#   --snapshot DB    before each run, copy the sysbench tables into database DB (DB_ps / DB_text when
+#                    both runs are made), kept after the script ends: the data the capture starts
+#                    from, for replaying the capture against identical copies
 #
 # The server must run on this machine (it writes the log files). Its logging settings are saved before
 # and restored after. The sysbench tables live in database cutover_sbtest, which is dropped at the end.
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=$2; shift 2 ;;
     --no-gzip) GZIP=no; shift ;;
     --only) ONLY=$2; shift 2 ;;
+    --snapshot) SNAPSHOT=$2; shift 2 ;;
     *) echo "capture-sysbench: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -96,8 +100,19 @@ print(min(n, keep) if keep is not None else n)
 PY
 }
 
+# Copies the sysbench tables, as they are now, into database $1.
+snapshot() {
+  sql "DROP DATABASE IF EXISTS \`$1\`; CREATE DATABASE \`$1\`"
+  for t in $(sql "SELECT table_name FROM information_schema.tables WHERE table_schema='cutover_sbtest'"); do
+    sql "CREATE TABLE \`$1\`.$t LIKE cutover_sbtest.$t; INSERT INTO \`$1\`.$t SELECT * FROM cutover_sbtest.$t"
+  done
+}
+
 run() { # label ps-mode
   local label=$1 mode=$2
+  if [ -n "${SNAPSHOT:-}" ]; then
+    if [ -n "$ONLY" ]; then snapshot "$SNAPSHOT"; else snapshot "${SNAPSHOT}_$label"; fi
+  fi
   local gen="$WORK/general-$label.log" slow="$WORK/slow-$label.log"
   : >"$gen"; : >"$slow"; chmod 666 "$gen" "$slow"
   sql "SET GLOBAL general_log_file='$gen', slow_query_log_file='$slow', long_query_time=0, log_slow_admin_statements=ON;

@@ -6,6 +6,7 @@
 pub mod capture;
 pub mod db;
 pub mod digest;
+pub mod replay;
 pub mod report;
 pub mod schema;
 pub mod sql;

@@ -31,6 +31,80 @@ enum Cmd {
     Events(EventsArgs),
     /// Check every distinct statement of logs or .sql scripts against a target database profile.
     Audit(AuditArgs),
+    /// Replay a captured workload against a source and a target, comparing results and latency.
+    Replay(ReplayArgs),
+    /// Combine the JSON results of sharded replays (`replay --shard K/N --format json`).
+    Merge(MergeArgs),
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// Captured logs (general or slow, plain or gzip).
+    logs: Vec<PathBuf>,
+    /// A scenario file (replays/*.toml) holding the settings; options given here override it.
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    /// The source database (mysql://user:pass@host:3306/db).
+    #[arg(long)]
+    source: Option<String>,
+    /// The target database (postgres://… for PostgreSQL, KingbaseES and KaiwuDB, or mysql://…).
+    #[arg(long)]
+    target: Option<String>,
+    /// The target profile, for --rewrite (default: postgres for postgres:// targets).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Replay at this multiple of the recorded pace (1 = as recorded).
+    #[arg(long, conflicts_with = "max_speed")]
+    speed: Option<f64>,
+    /// No pauses: per-session order and concurrency are kept.
+    #[arg(long)]
+    max_speed: bool,
+    /// reads (default): only statements that cannot change data; all: writes and transactions too.
+    #[arg(long, value_enum)]
+    mode: Option<cutover::replay::plan::Mode>,
+    /// Required with --mode all: you replay against copies you may write to.
+    #[arg(long)]
+    allow_writes: bool,
+    /// Send the audit's mechanical rewrites to the target.
+    #[arg(long)]
+    rewrite: bool,
+    /// With --mode all: let writes from different sessions start in any order. By default writes,
+    /// locking reads and COMMITs keep the captured order across sessions, so that both sides see the
+    /// same interleaving of concurrent writers (reads are never held back).
+    #[arg(long)]
+    free_order: bool,
+    /// Stop after this long (30s, 5m, 1h).
+    #[arg(long)]
+    duration: Option<String>,
+    /// Replay only the sessions of shard K of N (0-based K), to share a capture between machines.
+    #[arg(long)]
+    shard: Option<String>,
+    /// Slower by more than this fraction (at p50 or p95) is a regression candidate (default 0.2).
+    #[arg(long)]
+    threshold: Option<f64>,
+    /// Significance level of the latency test (default 0.01).
+    #[arg(long)]
+    alpha: Option<f64>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// UTC offset of timestamps printed without a zone (MariaDB, MySQL ≤ 5.6), e.g. +08:00.
+    #[arg(long, default_value = "+00:00")]
+    log_timezone: String,
+    #[arg(long, short)]
+    quiet: bool,
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// JSON results of `cutover replay --format json`.
+    #[arg(required = true)]
+    results: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    #[arg(long, short)]
+    output: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -157,6 +231,8 @@ fn main() -> ExitCode {
         Cmd::Digest(a) => digest(a),
         Cmd::Events(a) => events(a),
         Cmd::Audit(a) => audit(a),
+        Cmd::Replay(a) => replay(a),
+        Cmd::Merge(a) => merge(a),
     };
     match result {
         Ok(code) => code,
@@ -403,4 +479,143 @@ fn progress_bar(quiet: bool, template: &str) -> Option<ProgressBar> {
     bar.set_draw_target(ProgressDrawTarget::stderr());
     bar.set_style(ProgressStyle::with_template(&format!("{{spinner}} {template}")).unwrap_or_else(|_| ProgressStyle::default_bar()));
     Some(bar)
+}
+
+/// Replay settings as a scenario file holds them (replays/*.toml).
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    #[serde(default)]
+    logs: Vec<PathBuf>,
+    source: Option<String>,
+    target: Option<String>,
+    profile: Option<String>,
+    speed: Option<f64>,
+    #[serde(default)]
+    max_speed: bool,
+    mode: Option<cutover::replay::plan::Mode>,
+    #[serde(default)]
+    allow_writes: bool,
+    #[serde(default)]
+    rewrite: bool,
+    #[serde(default)]
+    free_order: bool,
+    duration: Option<String>,
+    shard: Option<String>,
+    threshold: Option<f64>,
+    alpha: Option<f64>,
+}
+
+/// `30s`, `5m`, `1h`, `90` (seconds).
+fn parse_duration(s: &str) -> Result<std::time::Duration> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last() {
+        Some('s') => (&s[..s.len() - 1], 1.0),
+        Some('m') => (&s[..s.len() - 1], 60.0),
+        Some('h') => (&s[..s.len() - 1], 3600.0),
+        _ => (s, 1.0),
+    };
+    let v: f64 = num.parse().map_err(|_| anyhow::anyhow!("--duration {s:?}: write it like 30s, 5m or 1h"))?;
+    Ok(std::time::Duration::from_secs_f64(v * mult))
+}
+
+fn replay(a: ReplayArgs) -> Result<ExitCode> {
+    use cutover::replay::{Pace, ReplayOptions, plan::Mode, stats::RegressionRule};
+    let mut sc = Scenario::default();
+    if let Some(p) = &a.scenario {
+        let text = std::fs::read_to_string(p).with_context(|| format!("cannot read the scenario {}", p.display()))?;
+        sc = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        // Log paths in a scenario are relative to the scenario file.
+        let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
+        sc.logs = sc.logs.into_iter().map(|l| if l.is_absolute() { l } else { dir.join(l) }).collect();
+    }
+    let logs = if a.logs.is_empty() { sc.logs } else { a.logs };
+    if logs.is_empty() {
+        bail!("no log to replay: give LOG... or a --scenario with logs = [...]");
+    }
+    let Some(source) = a.source.or(sc.source) else { bail!("--source mysql://user:pass@host:3306/db is required (or source = \"…\" in the scenario)") };
+    let source = cutover::db::Endpoint::parse(&source)?;
+    let target = a.target.or(sc.target).map(|t| cutover::db::Endpoint::parse(&t)).transpose()?;
+    let mode = a.mode.or(sc.mode).unwrap_or(Mode::Reads);
+    if mode == Mode::All && !(a.allow_writes || sc.allow_writes) {
+        bail!("--mode all writes to both databases: use it on restored copies only, and say so with --allow-writes");
+    }
+    let pace = if a.max_speed || sc.max_speed && a.speed.is_none() {
+        Pace::Max
+    } else {
+        let s = a.speed.or(sc.speed).unwrap_or(1.0);
+        if !(s > 0.0 && s.is_finite()) {
+            bail!("--speed {s}: give a positive factor (1 = the recorded pace)");
+        }
+        Pace::Speed(s)
+    };
+    let shard = match a.shard.or(sc.shard) {
+        None => None,
+        Some(s) => {
+            let parsed = s.split_once('/').and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
+            match parsed {
+                Some((k, n)) if n > 0 && k < n => Some((k, n)),
+                _ => bail!("--shard {s:?}: write it as K/N with 0 <= K < N, e.g. 0/4"),
+            }
+        }
+    };
+    let rewrite = a.rewrite || sc.rewrite;
+    let profile_id = a.profile.or(sc.profile).or_else(|| target.as_ref().filter(|t| t.engine == cutover::db::Engine::Postgres).map(|_| "postgres".to_string()));
+    let profile = match (&profile_id, rewrite) {
+        (Some(p), _) => Some(cutover::audit::catalog::load_profile(p, None)?),
+        (None, true) => bail!("--rewrite needs --profile postgres|kingbase|kaiwudb"),
+        (None, false) => None,
+    };
+    let duration = a.duration.or(sc.duration).map(|d| parse_duration(&d)).transpose()?;
+    let read = ReadArgs { logs: logs.clone(), log_type: None, log_timezone: a.log_timezone.clone(), threads: 0, quiet: a.quiet };
+    let mut regression = RegressionRule::default();
+    if let Some(t) = a.threshold.or(sc.threshold) {
+        regression.threshold = t;
+    }
+    if let Some(x) = a.alpha.or(sc.alpha) {
+        regression.alpha = x;
+    }
+    let opts = ReplayOptions {
+        logs,
+        capture: capture_options(&read)?,
+        source,
+        target,
+        profile,
+        rewrite,
+        pace,
+        mode,
+        duration,
+        shard,
+        regression,
+        tolerance: Default::default(),
+        examples: 3,
+        keep_order: mode == Mode::All && !(a.free_order || sc.free_order),
+        progress: !a.quiet && io::stderr().is_terminal(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    let report = runtime.block_on(cutover::replay::runner::replay(opts))?;
+    let mut out = output(&a.output)?;
+    match a.format {
+        Format::Text => report::replay_text::write_text(&mut out, &report)?,
+        Format::Json => report::write_json(&mut out, &report)?,
+    }
+    out.flush()?;
+    Ok(if report.failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn merge(a: MergeArgs) -> Result<ExitCode> {
+    let mut reports = Vec::new();
+    for p in &a.results {
+        let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let r: cutover::replay::ReplayReport = serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a cutover replay JSON result ({e})", p.display()))?;
+        reports.push(r);
+    }
+    let merged = cutover::replay::merge::merge(reports).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut out = output(&a.output)?;
+    match a.format {
+        Format::Text => report::replay_text::write_text(&mut out, &merged)?,
+        Format::Json => report::write_json(&mut out, &merged)?,
+    }
+    out.flush()?;
+    Ok(if merged.failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

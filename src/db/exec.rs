@@ -40,10 +40,16 @@ enum Inner {
     Pg(tokio_postgres::Client),
 }
 
+/// Column names, kinds and type names of a statement's result (PostgreSQL describes them).
+type Described = Option<Vec<(String, Kind, String)>>;
+
 /// An open session.
 pub struct Session {
     endpoint: Endpoint,
     inner: Inner,
+    /// Result descriptions by caller key (a fingerprint id): replay describes each statement shape
+    /// once instead of once per execution, so latency is one round trip like the application's.
+    described: rustc_hash::FxHashMap<u64, Described>,
 }
 
 impl Session {
@@ -87,6 +93,7 @@ impl Session {
         let mut s = Session {
             endpoint: endpoint.clone(),
             inner,
+            described: Default::default(),
         };
         s.pin_settings().await?;
         Ok(s)
@@ -127,6 +134,31 @@ impl Session {
             Inner::MySql(conn) => mysql_execute(conn, sql.as_bytes(), &self.endpoint).await,
             Inner::Pg(client) => pg_execute(client, sql, &self.endpoint).await,
         }
+    }
+
+    /// Runs one SQL text whose result shape is the same for every text with this `key` (the
+    /// statement's fingerprint id): on PostgreSQL the description is fetched once per key.
+    pub async fn execute_keyed(&mut self, sql: &[u8], key: u64) -> Result<Outcome, DbError> {
+        match &mut self.inner {
+            Inner::MySql(conn) => mysql_execute(conn, sql, &self.endpoint).await,
+            Inner::Pg(client) => {
+                let text = String::from_utf8_lossy(sql);
+                let kinds = match self.described.get(&key) {
+                    Some(k) => k.clone(),
+                    None => {
+                        let k = pg_describe(client, &text, &self.endpoint).await?;
+                        self.described.insert(key, k.clone());
+                        k
+                    }
+                };
+                pg_run(client, &text, kinds, &self.endpoint).await
+            }
+        }
+    }
+
+    /// The engine this session talks to.
+    pub fn engine(&self) -> Engine {
+        self.endpoint.engine
     }
 
     /// Runs SQL given as bytes (MySQL takes them as they are; PostgreSQL needs UTF-8).
@@ -290,21 +322,19 @@ async fn pg_execute(
     sql: &str,
     ep: &Endpoint,
 ) -> Result<Outcome, DbError> {
-    use tokio_postgres::SimpleQueryMessage;
-    // Column types come from describing the statement; values from the simple (text) protocol, so that
-    // any type, including ones the driver has no decoder for, arrives as the server prints it. A
-    // statement that cannot be described (several statements, some utility commands) runs without types.
-    let kinds: Option<Vec<(String, Kind, String)>> = match client.prepare(sql).await {
+    let kinds = pg_describe(client, sql, ep).await?;
+    pg_run(client, sql, kinds, ep).await
+}
+
+/// Column types come from describing the statement; values from the simple (text) protocol, so that
+/// any type, including ones the driver has no decoder for, arrives as the server prints it. A
+/// statement that cannot be described (several statements, some utility commands) runs without types.
+async fn pg_describe(client: &tokio_postgres::Client, sql: &str, ep: &Endpoint) -> Result<Described, DbError> {
+    Ok(match client.prepare(sql).await {
         Ok(stmt) => Some(
             stmt.columns()
                 .iter()
-                .map(|c| {
-                    (
-                        c.name().to_string(),
-                        pg_kind(c.type_()),
-                        c.type_().name().to_string(),
-                    )
-                })
+                .map(|c| (c.name().to_string(), pg_kind(c.type_()), c.type_().name().to_string()))
                 .collect(),
         ),
         Err(e) => match e.as_db_error() {
@@ -314,7 +344,11 @@ async fn pg_execute(
             // The driver could not look the types up (servers that refuse its catalog queries).
             None => None,
         },
-    };
+    })
+}
+
+async fn pg_run(client: &tokio_postgres::Client, sql: &str, kinds: Described, ep: &Endpoint) -> Result<Outcome, DbError> {
+    use tokio_postgres::SimpleQueryMessage;
     let messages = client
         .simple_query(sql)
         .await

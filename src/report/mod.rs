@@ -3,6 +3,7 @@
 pub mod audit_text;
 pub mod digest_text;
 pub mod events_jsonl;
+pub mod replay_text;
 
 use serde::Serialize;
 use std::io::{self, Write};

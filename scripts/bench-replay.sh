@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Benchmark of `cutover replay`: throughput at --max-speed against sysbench itself, and start lag at
+# --speed 1, on the local MariaDB, measured in one run.
+#
+#   scripts/bench-replay.sh [--threads N] [--time S]     # prints Markdown for BENCHMARKS.md
+#
+# 1. Captures a sysbench oltp_read_write run (general log, text protocol) with scripts/capture-sysbench.sh,
+#    keeping a snapshot of the tables as they were when the capture started.
+# 2. Three rounds of: sysbench on a fresh copy of the snapshot, logs off, same threads and duration
+#    (its QPS), then `cutover replay --max-speed --mode all --free-order` of the capture on another
+#    fresh copy (source only, so the server does the same work once), then the same replay with the
+#    default captured order of writes kept. Medians are compared.
+# 3. `cutover replay --speed 1 --mode all` of the capture on a fresh copy, free and ordered: start lag.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+THREADS=8; TIME=10
+while [ $# -gt 0 ]; do case $1 in --threads) THREADS=$2; shift 2 ;; --time) TIME=$2; shift 2 ;; *) echo "unknown option $1" >&2; exit 2 ;; esac; done
+URL=${CUTOVER_TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306/test}
+read -r M_USER M_PASS M_HOST M_PORT < <(python3 - "$URL" <<'PY'
+import sys, urllib.parse
+u = urllib.parse.urlparse(sys.argv[1])
+print(u.username or "root", u.password or "-", u.hostname or "127.0.0.1", u.port or 3306)
+PY
+)
+[ "$M_PASS" = "-" ] && M_PASS=""
+base="mysql://$M_USER${M_PASS:+:$M_PASS}@$M_HOST:$M_PORT"
+sql() { MYSQL_PWD="$M_PASS" mysql --protocol=TCP -h "$M_HOST" -P "$M_PORT" -u "$M_USER" -N -B -e "$1"; }
+copy() { # src dst
+  sql "DROP DATABASE IF EXISTS \`$2\`; CREATE DATABASE \`$2\`"
+  for t in $(sql "SELECT table_name FROM information_schema.tables WHERE table_schema='$1'"); do
+    sql "CREATE TABLE \`$2\`.$t LIKE \`$1\`.$t; INSERT INTO \`$2\`.$t SELECT * FROM \`$1\`.$t"
+  done
+}
+cargo build --release --locked -q
+BIN=target/release/cutover
+DATA=bench-data/replay
+mkdir -p "$DATA"
+bash scripts/capture-sysbench.sh --out "$DATA" --time "$TIME" --threads "$THREADS" --keep all --no-gzip --only text --snapshot cutover_bench_snap 2>"$DATA/capture.txt"
+LOG="$DATA/general-text.log"
+SB=(--db-driver=mysql --mysql-host="$M_HOST" --mysql-port="$M_PORT" --mysql-user="$M_USER" --mysql-password="$M_PASS"
+    --mysql-db=cutover_bench_run --tables=4 --table-size=10000 --threads="$THREADS" --time="$TIME" --db-ps-mode=disable --report-interval=0)
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+qps() { python3 -c 'import json,sys; print(round(json.load(sys.stdin)["sides"]["source"]["qps"]))'; }
+sb=(); rp=(); ro=()
+for _ in 1 2 3; do
+  copy cutover_bench_snap cutover_bench_run
+  sb+=("$(sysbench oltp_read_write "${SB[@]}" run | grep -E '^\s+queries:' | sed -E 's/.*\((.*) per sec.*/\1/')")
+  copy cutover_bench_snap cutover_bench_run
+  rp+=("$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --free-order --format json -q | qps)")
+  copy cutover_bench_snap cutover_bench_run
+  ro+=("$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q | qps)")
+done
+sb_m=$(printf '%s\n' "${sb[@]}" | median); rp_m=$(printf '%s\n' "${rp[@]}" | median); ro_m=$(printf '%s\n' "${ro[@]}" | median)
+lagof() { python3 -c 'import json,sys; s=json.load(sys.stdin)["sides"]["source"]; l=s["start_lag_ms"]; print(l["p50"], l["p99"], l["max"], s["statements"], round(s["qps"]))'; }
+copy cutover_bench_snap cutover_bench_run
+lag=$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --free-order --format json -q | lagof)
+copy cutover_bench_snap cutover_bench_run
+lago=$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --format json -q | lagof)
+sql "DROP DATABASE IF EXISTS cutover_bench_run; DROP DATABASE IF EXISTS cutover_bench_snap"
+events=$(grep -c $' Query\t' "$LOG" || true)
+echo "Machine: $(nproc) cores; $(sysbench --version); $(sql 'SELECT VERSION()'); cutover $($BIN --version | awk '{print $2}')"
+echo
+echo "| workload | sysbench oltp_read_write (QPS, median of 3) | cutover replay --max-speed --mode all --free-order | ratio | with the captured order of writes kept (default) | ratio |"
+echo "|---|---|---|---|---|---|"
+awk -v t="$THREADS" -v s="$TIME" -v a="$sb_m" -v b="$rp_m" -v o="$ro_m" -v e="$events" 'BEGIN { printf "| %d threads, %d s, text protocol (%d captured queries) | %.0f | %.0f | **%.0f%%** | %.0f | %.0f%% |\n", t, s, e, a, b, 100*b/a, o, 100*o/a }'
+echo
+echo "sysbench runs: ${sb[*]}; free-order replays: ${rp[*]}; ordered replays: ${ro[*]}"
+read -r p50 p99 mx n q <<<"$lag"
+echo "At --speed 1 (--free-order): $n statements at $q QPS, start lag p50 $p50 ms, p99 $p99 ms, max $mx ms."
+read -r p50 p99 mx n q <<<"$lago"
+echo "At --speed 1 (captured order of writes kept): $n statements at $q QPS, start lag p50 $p50 ms, p99 $p99 ms, max $mx ms."

@@ -1,0 +1,153 @@
+//! `cutover merge`: combines the JSON results of replays run on several machines (`--shard K/N`) into
+//! one report. Histograms and samples are merged, never percentiles averaged, and the latency tests
+//! are run again on the merged samples.
+
+use super::stats::{Latency, SerializedLatency, regression};
+use super::*;
+
+fn lat(s: &SerializedLatency, what: &str) -> Result<Latency, String> {
+    if s.histogram.is_empty() {
+        return Ok(Latency::default());
+    }
+    Latency::decode(s).map_err(|e| format!("{what}: {e}"))
+}
+
+fn merge_lat(a: &SerializedLatency, b: &SerializedLatency, what: &str) -> Result<Latency, String> {
+    let mut x = lat(a, what)?;
+    x.merge(&lat(b, what)?);
+    Ok(x)
+}
+
+fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
+    a.statements += b.statements;
+    a.errors += b.errors;
+    a.commits += b.commits;
+    a.reconnects += b.reconnects;
+    for (k, v) in &b.skipped {
+        *a.skipped.entry(k.clone()).or_default() += v;
+    }
+    // Shards run at the same time: the merged run lasted as long as the longest.
+    a.elapsed_s = a.elapsed_s.max(b.elapsed_s);
+    let l = merge_lat(&a.latency_hist, &b.latency_hist, "latency histogram")?;
+    a.latency_ms = l.summary();
+    a.latency_hist = l.encode();
+    let g = merge_lat(&a.lag_hist, &b.lag_hist, "lag histogram")?;
+    a.start_lag_ms = g.summary();
+    a.lag_hist = g.encode();
+    let per_s = |n: u64| if a.elapsed_s > 0.0 { n as f64 / a.elapsed_s } else { 0.0 };
+    a.qps = per_s(a.statements);
+    a.tps = per_s(a.commits);
+    a.error_rate = if a.statements > 0 { a.errors as f64 / a.statements as f64 } else { 0.0 };
+    for (i, s) in b.timeline.iter().enumerate() {
+        if a.timeline.len() <= i {
+            a.timeline.push(TimeSlice { t_s: s.t_s, ..Default::default() });
+        }
+        let t = &mut a.timeline[i];
+        t.statements += s.statements;
+        t.errors += s.errors;
+        t.commits += s.commits;
+        t.qps = t.statements as f64 / 10.0;
+        if let Some(h) = &s.latency_hist {
+            let merged = merge_lat(t.latency_hist.as_ref().unwrap_or(&SerializedLatency::default()), h, "timeline histogram")?;
+            t.p99_ms = merged.summary().p99;
+            t.latency_hist = Some(merged.encode());
+        }
+    }
+    Ok(())
+}
+
+/// Merges shard reports into one.
+pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
+    let mut it = reports.into_iter();
+    let Some(mut out) = it.next() else { return Err("nothing to merge".into()) };
+    for r in it {
+        if r.mode != out.mode {
+            return Err(format!("cannot merge a {} replay with a {} replay", r.mode, out.mode));
+        }
+        out.interrupted |= r.interrupted;
+        out.sessions += r.sessions;
+        for (name, s) in &r.sides {
+            match out.sides.get_mut(name) {
+                Some(a) => merge_side(a, s)?,
+                None => {
+                    out.sides.insert(name.clone(), s.clone());
+                }
+            }
+        }
+        out.compared += r.compared;
+        out.mismatches += r.mismatches;
+        out.not_comparable += r.not_comparable;
+        out.both_failed += r.both_failed;
+        out.rewritten += r.rewritten;
+        out.not_rewritable.extend(r.not_rewritable);
+        out.inputs.extend(r.inputs);
+        out.input_notes.extend(r.input_notes);
+        for f in r.fingerprints {
+            match out.fingerprints.iter_mut().find(|x| x.id == f.id) {
+                None => out.fingerprints.push(f),
+                Some(x) => {
+                    x.count += f.count;
+                    x.compared += f.compared;
+                    x.mismatches += f.mismatches;
+                    x.not_comparable += f.not_comparable;
+                    x.rewritten += f.rewritten;
+                    x.not_rewritable += f.not_rewritable;
+                    let side = |a: &mut FingerprintSide, b: &FingerprintSide| -> Result<(), String> {
+                        a.statements += b.statements;
+                        a.errors += b.errors;
+                        let l = merge_lat(&a.latency_hist, &b.latency_hist, "fingerprint histogram")?;
+                        a.latency_ms = l.summary();
+                        a.latency_hist = l.encode();
+                        if a.first_error.is_none() {
+                            a.first_error = b.first_error.clone();
+                        }
+                        Ok(())
+                    };
+                    side(&mut x.source, &f.source)?;
+                    if let (Some(a), Some(b)) = (x.target.as_mut(), f.target.as_ref()) {
+                        side(a, b)?;
+                    }
+                }
+            }
+        }
+        for g in r.mismatch_groups {
+            match out.mismatch_groups.iter_mut().find(|x| x.id == g.id && x.category == g.category) {
+                None => out.mismatch_groups.push(g),
+                Some(x) => {
+                    x.count += g.count;
+                    let room = 3usize.saturating_sub(x.examples.len());
+                    x.examples.extend(g.examples.into_iter().take(room));
+                }
+            }
+        }
+    }
+    out.not_rewritable.sort();
+    out.not_rewritable.dedup();
+    out.shard = Some("merged".into());
+    // The latency tests again, on the merged samples.
+    out.regressions.clear();
+    let rule = out.regression_rule;
+    for f in &mut out.fingerprints {
+        let Some(t) = &f.target else { continue };
+        let (s, t) = (lat(&f.source.latency_hist, "histogram")?, lat(&t.latency_hist, "histogram")?);
+        let test = regression(&s, &t, &rule);
+        if test.regression {
+            let (a, b) = (s.summary(), t.summary());
+            out.regressions.push(Regression {
+                fingerprint: f.fingerprint.clone(),
+                id: f.id.clone(),
+                count: b.count,
+                source_p50_ms: a.p50,
+                target_p50_ms: b.p50,
+                source_p95_ms: a.p95,
+                target_p95_ms: b.p95,
+                p50_ratio: test.p50_ratio,
+                p95_ratio: test.p95_ratio,
+                p_value: test.p_value,
+            });
+        }
+        f.latency_test = Some(test);
+    }
+    out.mismatch_groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+    Ok(out)
+}

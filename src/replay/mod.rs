@@ -1,0 +1,222 @@
+//! Replay: the captured workload against a source and (optionally) a target, each captured session on
+//! its own connection per side at the recorded pace, results compared value by value and latency
+//! compared per fingerprint with a significance test.
+//!
+//! Data flows one way: the capture's event stream ([`crate::capture::EventReader`]) is planned per
+//! fingerprint ([`plan`]), dispatched to per-session workers on each side ([`runner`]), and their
+//! results meet in one comparator that tallies [`ReplayReport`]. The sides never wait for each other:
+//! each has its own connections and its own clock, so a slow target does not slow the source's
+//! figures; only the comparator pairs their results, and the bounded queues between dispatcher and
+//! workers bound memory.
+
+pub mod compare;
+pub mod merge;
+pub mod plan;
+pub mod runner;
+pub mod stats;
+
+use crate::db::Endpoint;
+use crate::db::value::Tolerance;
+use plan::Mode;
+use serde::{Deserialize, Serialize};
+use stats::{LatencySummary, RegressionRule, RegressionTest, SerializedLatency};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// How fast to replay.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pace {
+    /// Recorded start offsets divided by this factor (1 = the recorded pace).
+    Speed(f64),
+    /// No pauses: each session sends its next statement as soon as the previous one is done.
+    Max,
+}
+
+/// Everything a replay needs.
+#[derive(Clone, Debug)]
+pub struct ReplayOptions {
+    pub logs: Vec<PathBuf>,
+    pub capture: crate::capture::CaptureOptions,
+    pub source: Endpoint,
+    pub target: Option<Endpoint>,
+    /// The target profile, for `--rewrite`.
+    pub profile: Option<crate::audit::catalog::Profile>,
+    pub rewrite: bool,
+    pub pace: Pace,
+    pub mode: Mode,
+    /// Stop after this long (wall time).
+    pub duration: Option<std::time::Duration>,
+    /// Replay only the sessions whose id hashes to shard K of N (K in 0..N).
+    pub shard: Option<(u32, u32)>,
+    pub regression: RegressionRule,
+    pub tolerance: Tolerance,
+    /// Mismatch examples kept per (fingerprint, category).
+    pub examples: usize,
+    /// Keep the captured start order across sessions (statement N starts after N-1 started).
+    pub keep_order: bool,
+    /// Show progress on stderr.
+    pub progress: bool,
+}
+
+/// One side's figures.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SideReport {
+    /// The server, password masked.
+    pub endpoint: String,
+    /// Statements sent.
+    pub statements: u64,
+    pub errors: u64,
+    /// COMMITs sent (transactions per second are counted from these).
+    pub commits: u64,
+    /// Statements not sent on this side, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    pub qps: f64,
+    pub tps: f64,
+    pub error_rate: f64,
+    pub latency_ms: LatencySummary,
+    /// How late statements started against the schedule (recorded offset / speed, or the end of the
+    /// session's previous statement if that came later), in ms.
+    pub start_lag_ms: LatencySummary,
+    /// Per 10 seconds of replay.
+    pub timeline: Vec<TimeSlice>,
+    /// Reconnections after a lost connection (session state was restored).
+    pub reconnects: u64,
+    /// `--mode all`: statements that waited more than 2 s for their turn in the captured start order
+    /// and went anyway (the interleaving may then differ from the capture's).
+    #[serde(default)]
+    pub order_wait_timeouts: Option<u64>,
+    /// Wall time from the first statement to the last, in seconds.
+    pub elapsed_s: f64,
+    /// Histograms for `cutover merge`.
+    pub latency_hist: SerializedLatency,
+    pub lag_hist: SerializedLatency,
+}
+
+/// One slice of the timeline.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TimeSlice {
+    /// Start of the slice, seconds since the replay started.
+    pub t_s: u64,
+    pub statements: u64,
+    pub errors: u64,
+    pub commits: u64,
+    pub qps: f64,
+    pub p99_ms: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_hist: Option<SerializedLatency>,
+}
+
+/// Per fingerprint.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FingerprintReport {
+    pub fingerprint: String,
+    pub id: String,
+    /// Executions captured (and planned for replay).
+    pub count: u64,
+    pub compared: u64,
+    pub mismatches: u64,
+    pub not_comparable: u64,
+    /// Why results are not comparable, when they are not.
+    pub not_comparable_reason: Option<String>,
+    pub source: FingerprintSide,
+    pub target: Option<FingerprintSide>,
+    /// The latency test, when there is a target.
+    pub latency_test: Option<RegressionTest>,
+    /// Executions sent rewritten to the target, and ones that could not be rewritten.
+    pub rewritten: u64,
+    pub not_rewritable: u64,
+}
+
+/// A fingerprint on one side.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FingerprintSide {
+    pub statements: u64,
+    pub errors: u64,
+    pub latency_ms: LatencySummary,
+    pub latency_hist: SerializedLatency,
+    /// The first error, when there were some.
+    pub first_error: Option<String>,
+}
+
+/// Mismatches of one fingerprint and category.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MismatchGroup {
+    pub fingerprint: String,
+    pub id: String,
+    /// `rows` (different rows or values), `order`, `affected_rows`, `error_on_target`,
+    /// `error_on_source`.
+    pub category: String,
+    pub count: u64,
+    pub examples: Vec<MismatchExample>,
+}
+
+/// One mismatch.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MismatchExample {
+    pub session: u64,
+    pub seq: u64,
+    /// The statement as the source ran it (and the target's text when it differed).
+    pub sql: String,
+    pub target_sql: Option<String>,
+    pub reason: String,
+    /// `-` rows only on the source, `+` rows only on the target.
+    pub diff: Vec<String>,
+}
+
+/// A latency regression.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Regression {
+    pub fingerprint: String,
+    pub id: String,
+    pub count: u64,
+    pub source_p50_ms: f64,
+    pub target_p50_ms: f64,
+    pub source_p95_ms: f64,
+    pub target_p95_ms: f64,
+    pub p50_ratio: f64,
+    pub p95_ratio: f64,
+    pub p_value: f64,
+}
+
+/// The whole replay.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ReplayReport {
+    pub tool: String,
+    pub version: String,
+    pub inputs: Vec<String>,
+    pub mode: String,
+    pub pace: String,
+    pub shard: Option<String>,
+    /// Stopped early (Ctrl-C or --duration): the figures cover what ran.
+    pub interrupted: bool,
+    pub sessions: u64,
+    pub sides: BTreeMap<String, SideReport>,
+    /// Executions whose results were compared.
+    pub compared: u64,
+    pub mismatches: u64,
+    pub not_comparable: u64,
+    /// Both sides failed: compared by presence only.
+    pub both_failed: u64,
+    /// Reads whose results differed while another session committed writes to the tables they read
+    /// (on either side): the sessions raced differently on each side, so the difference is not
+    /// counted as a mismatch (`--mode all`).
+    #[serde(default)]
+    pub concurrent_races: u64,
+    pub regressions: Vec<Regression>,
+    pub regression_rule: RegressionRule,
+    pub fingerprints: Vec<FingerprintReport>,
+    pub mismatch_groups: Vec<MismatchGroup>,
+    /// `--rewrite`: executions sent rewritten, and fingerprints that could not be (sent as captured).
+    pub rewritten: u64,
+    pub not_rewritable: Vec<String>,
+    /// Log notes (skipped records, truncated files).
+    pub input_notes: Vec<String>,
+}
+
+impl ReplayReport {
+    /// True when CI should fail: mismatches or regressions.
+    pub fn failed(&self) -> bool {
+        self.mismatches > 0 || !self.regressions.is_empty()
+    }
+}
