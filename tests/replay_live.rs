@@ -346,3 +346,42 @@ fn shards_merge_into_the_whole_and_bad_settings_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     mysql(None, &format!("DROP DATABASE {db}"));
 }
+
+#[test]
+fn a_dropped_connection_reconnects_with_its_session_state() {
+    let _serial = serial();
+    let db = "cutover_replay_kill";
+    mariadb_sbtest(db);
+    let url = with_db(&mysql_url(), db);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("kill.log");
+    std::fs::write(
+        &log,
+        "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n\
+         261202 21:16:40\t    30 Query\tSET SESSION sql_mode = 'ANSI_QUOTES'\n\
+         \t\t    30 Query\tSELECT SLEEP(5) AS cutover_kill_me\n\
+         \t\t    30 Query\tSELECT id FROM \"sbtest1\" WHERE id = 1\n",
+    )
+    .unwrap();
+    // Kill the replay's connection while it sleeps.
+    let killer = std::thread::spawn(|| {
+        for _ in 0..50 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let ids = mysql(None, "SELECT id FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(5) AS cutover_kill_me%'");
+            if let Some(id) = ids.lines().next() {
+                mysql(None, &format!("KILL {id}"));
+                return true;
+            }
+        }
+        false
+    });
+    let j = replay_json(&[log.to_str().unwrap(), "--source", &url, "--max-speed"]);
+    assert!(killer.join().unwrap(), "the sleeping statement was never seen");
+    let s = &j["sides"]["source"];
+    assert_eq!(s["reconnects"], 1, "{s:#}");
+    assert_eq!(s["errors"], 1, "only the killed statement failed: {:#}", j["fingerprints"]);
+    // The statement after the reconnect ran with the restored sql_mode: "sbtest1" names the table
+    // under ANSI_QUOTES (without it, it is a string, and the statement a syntax error).
+    assert_eq!(s["statements"], 3);
+    mysql(None, &format!("DROP DATABASE {db}"));
+}

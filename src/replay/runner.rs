@@ -610,7 +610,10 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
                     DbError::Server { code, message, .. } => (code.clone(), message.clone()),
                     other => ("connection".to_string(), other.to_string()),
                 };
-                if matches!(e, DbError::Io { .. }) {
+                // The connection is gone: lost on the wire, or killed by the server (MariaDB/MySQL
+                // 1927 and 1053 announce it; PostgreSQL 57P01 and 57P02).
+                let gone = matches!(e, DbError::Io { .. }) || matches!(e.code(), Some("1927" | "1053" | "2006" | "2013" | "57P01" | "57P02" | "57P03"));
+                if gone {
                     // Reconnect before the next statement and restore the session's settings.
                     conn = None;
                     st.in_txn = false;
