@@ -10,5 +10,6 @@ pub mod replay;
 pub mod report;
 pub mod schema;
 pub mod sql;
+pub mod verify;
 pub mod audit;
 pub mod workload;

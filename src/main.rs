@@ -35,6 +35,36 @@ enum Cmd {
     Replay(ReplayArgs),
     /// Combine the JSON results of sharded replays (`replay --shard K/N --format json`).
     Merge(MergeArgs),
+    /// Check that source and target hold the same rows (checksums pushed down, row-level diffs).
+    Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// The MySQL source (mysql://user:pass@host:3306/db).
+    #[arg(long)]
+    source: String,
+    /// The target (postgres://… or mysql://…).
+    #[arg(long)]
+    target: String,
+    /// Tables to check, comma-separated (default: every base table of the source database).
+    #[arg(long, value_delimiter = ',', conflicts_with = "all")]
+    tables: Option<Vec<String>>,
+    /// Check every table (the default).
+    #[arg(long)]
+    all: bool,
+    /// A condition both sides apply (for example "updated_at >= '2026-12-01'").
+    #[arg(long = "where")]
+    where_clause: Option<String>,
+    /// Rows per chunk.
+    #[arg(long, default_value_t = 10_000)]
+    chunk_rows: u64,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    #[arg(long, short)]
+    quiet: bool,
+    #[arg(long, short)]
+    output: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -233,6 +263,7 @@ fn main() -> ExitCode {
         Cmd::Audit(a) => audit(a),
         Cmd::Replay(a) => replay(a),
         Cmd::Merge(a) => merge(a),
+        Cmd::Verify(a) => verify(a),
     };
     match result {
         Ok(code) => code,
@@ -618,4 +649,53 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     Ok(if merged.failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn verify(a: VerifyArgs) -> Result<ExitCode> {
+    let opts = cutover::verify::VerifyOptions {
+        source: cutover::db::Endpoint::parse(&a.source)?,
+        target: cutover::db::Endpoint::parse(&a.target)?,
+        tables: a.tables,
+        where_clause: a.where_clause,
+        chunk_rows: a.chunk_rows.max(1),
+        leaf_rows: 1000,
+        examples: 10,
+        tolerance: Default::default(),
+    };
+    let show = !a.quiet && io::stderr().is_terminal();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
+    let r = runtime.block_on(cutover::verify::verify(&opts, |t| {
+        if show {
+            eprint!("\rverifying {t:<40}");
+        }
+    }))?;
+    if show {
+        eprint!("\r{:<60}\r", "");
+    }
+    let mut out = output(&a.output)?;
+    match a.format {
+        Format::Json => report::write_json(&mut out, &r)?,
+        Format::Text => {
+            writeln!(out, "cutover verify: {} → {}", r.source, r.target)?;
+            writeln!(out, "{:<32} {:>10} {:>10} {:>8} {:>8} {:>9} {:>7}  status", "table", "source", "target", "missing", "extra", "different", "chunks")?;
+            for t in &r.tables {
+                writeln!(out, "{:<32} {:>10} {:>10} {:>8} {:>8} {:>9} {:>7}  {}", t.table, t.rows_source, t.rows_target, t.missing_in_target, t.extra_in_target, t.different, t.chunks, t.status)?;
+                if let Some(why) = &t.reason {
+                    writeln!(out, "    {why}")?;
+                }
+                for s in &t.schema {
+                    writeln!(out, "    schema: {s}")?;
+                }
+                for e in &t.examples {
+                    writeln!(out, "    {} key {}{}", e.kind, e.key, if e.columns.is_empty() { String::new() } else { format!(": {}", e.columns.join(", ")) })?;
+                    if let (Some(x), Some(y)) = (&e.source, &e.target) {
+                        writeln!(out, "      - {}\n      + {}", x.join(" | "), y.join(" | "))?;
+                    }
+                }
+            }
+            writeln!(out, "total differences: {}", r.total_differences)?;
+        }
+    }
+    out.flush()?;
+    Ok(if r.failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -18,62 +18,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-const HOW_TO_START: &str = "start the servers with scripts/setup-servers.sh, or point CUTOVER_TEST_MYSQL_URL / CUTOVER_TEST_PG_URL at them";
-
-fn mysql_url() -> String {
-    std::env::var("CUTOVER_TEST_MYSQL_URL").unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into())
-}
-
-fn pg_url() -> String {
-    std::env::var("CUTOVER_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
-}
-
-/// The URL with another database.
-fn with_db(url: &str, db: &str) -> String {
-    match url.rfind('/') {
-        Some(i) if i > url.find("://").map_or(0, |p| p + 2) => format!("{}/{db}", &url[..i]),
-        _ => format!("{url}/{db}"),
-    }
-}
-
-fn mysql(db: Option<&str>, sql: &str) -> String {
-    let u = url_parts(&mysql_url());
-    let mut cmd = Command::new("mysql");
-    cmd.args(["--protocol=TCP", "-h", &u.host, "-P", &u.port, "-u", &u.user, "-N", "-B", "-e", sql]).env("MYSQL_PWD", &u.pass);
-    if let Some(d) = db {
-        cmd.arg(d);
-    }
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run the mysql client ({e}): {HOW_TO_START}"));
-    assert!(out.status.success(), "mysql: {}\n{sql}\n({HOW_TO_START})", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn psql(db: &str, sql: &str) -> String {
-    let u = url_parts(&pg_url());
-    let out = Command::new("psql")
-        .args(["-h", &u.host, "-p", &u.port, "-U", &u.user, "-d", db, "-v", "ON_ERROR_STOP=1", "-q", "-A", "-t", "-c", sql])
-        .env("PGPASSWORD", &u.pass)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run psql ({e}): {HOW_TO_START}"));
-    assert!(out.status.success(), "psql: {}\n{sql}\n({HOW_TO_START})", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-struct UrlParts {
-    user: String,
-    pass: String,
-    host: String,
-    port: String,
-}
-
-fn url_parts(url: &str) -> UrlParts {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let (auth, hostpart) = rest.split_once('@').unwrap_or(("root", rest));
-    let (user, pass) = auth.split_once(':').unwrap_or((auth, ""));
-    let hostport = hostpart.split('/').next().unwrap_or("127.0.0.1");
-    let (host, port) = hostport.split_once(':').unwrap_or((hostport, if url.starts_with("mysql") { "3306" } else { "5432" }));
-    UrlParts { user: user.into(), pass: pass.into(), host: host.into(), port: port.into() }
-}
+use common::{mysql, mysql_url, pg_url, psql, with_db, HOW_TO_START};
 
 /// The four sysbench tables with the same deterministic rows, on MariaDB database `db`.
 fn mariadb_sbtest(db: &str) {

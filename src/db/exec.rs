@@ -298,6 +298,10 @@ async fn mysql_execute(
                     (0..columns.len())
                         .map(|i| match row.as_ref(i) {
                             None | Some(mysql_async::Value::NULL) => Value::Null,
+                            // BIT arrives as its bytes, big-endian, not as text.
+                            Some(mysql_async::Value::Bytes(b)) if columns[i].kind == Kind::Bits && b.len() <= 8 => {
+                                Value::Bits(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64))
+                            }
                             Some(mysql_async::Value::Bytes(b)) => {
                                 Value::from_text(columns[i].kind, b)
                             }

@@ -694,8 +694,8 @@ struct Acc {
     watermark: [u64; 2],
 }
 
-/// A write made visible: (end µs, session, tables).
-type Published = (u64, u64, Arc<Vec<String>>);
+/// A write made visible: (start µs, end µs, session, tables). It became visible somewhere in between.
+type Published = (u64, u64, u64, Arc<Vec<String>>);
 
 /// A mismatch in `--mode all` waiting to be told apart from a race between sessions.
 struct Suspect {
@@ -850,7 +850,7 @@ fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
         let raced = (0..2).any(|side| {
             let (from, to) = sp.windows[side];
             let (from, to) = (from.saturating_sub(RACE_MARGIN_US), to + RACE_MARGIN_US);
-            acc.published[side].iter().any(|(end, session, t)| *session != sp.job.session && *end >= from && *end <= to && t.iter().any(|x| tables.contains(&x)))
+            acc.published[side].iter().any(|(start, end, session, t)| *session != sp.job.session && *end >= from && *start <= to && t.iter().any(|x| tables.contains(&x)))
         });
         if raced {
             acc.concurrent_races += 1;
@@ -864,7 +864,7 @@ fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
     }
     let keep_from = acc.suspects.iter().map(|s| s.windows[0].0.min(s.windows[1].0)).min().unwrap_or(horizon).min(horizon).saturating_sub(10_000_000);
     for log in &mut acc.published {
-        while log.front().is_some_and(|(end, _, _)| *end < keep_from) {
+        while log.front().is_some_and(|(_, end, _, _)| *end < keep_from) {
             log.pop_front();
         }
     }
@@ -888,7 +888,7 @@ async fn compare_loop(mut rx: mpsc::Receiver<Done>, opts: Arc<ReplayOptions>, st
         let k = side_key(d.side) as usize;
         acc.watermark[k] = acc.watermark[k].max(d.at_us);
         if let Some(p) = &d.published {
-            acc.published[k].push_back((d.at_us + d.latency_us, d.job.session, p.clone()));
+            acc.published[k].push_back((d.at_us, d.at_us + d.latency_us, d.job.session, p.clone()));
         }
         if n.is_multiple_of(10_000) {
             settle(&mut acc, &opts, false);
