@@ -50,6 +50,7 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
         if let Some(h) = &s.latency_hist {
             let merged = merge_lat(t.latency_hist.as_ref().unwrap_or(&SerializedLatency::default()), h, "timeline histogram")?;
             t.p99_ms = merged.summary().p99;
+            t.latency_ms = Some(merged.summary());
             t.latency_hist = Some(merged.encode());
         }
     }

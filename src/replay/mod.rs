@@ -103,6 +103,9 @@ pub struct TimeSlice {
     pub commits: u64,
     pub qps: f64,
     pub p99_ms: f64,
+    /// avg/p50/p95/p99/max of the slice, in ms.
+    #[serde(default)]
+    pub latency_ms: Option<LatencySummary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_hist: Option<SerializedLatency>,
 }

@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 /// one side may run ahead of the other. The bound is global, not per session: a per-session bound
 /// lets one session blocked on a lock stop the dispatcher before it reaches the COMMIT that would
 /// release that lock.
-const QUEUED_JOBS: usize = 200_000;
+const QUEUED_JOBS: usize = 50_000;
 /// A session idle this long (wall time, outside a transaction) gives its connection back.
 const IDLE: Duration = Duration::from_secs(30);
 /// Time given to the first connections before the schedule starts.
@@ -949,7 +949,7 @@ fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
             .slices
             .iter()
             .enumerate()
-            .map(|(i, (n, e, c, l))| TimeSlice { t_s: i as u64 * 10, statements: *n, errors: *e, commits: *c, qps: *n as f64 / 10.0, p99_ms: l.summary().p99, latency_hist: Some(l.encode()) })
+            .map(|(i, (n, e, c, l))| TimeSlice { t_s: i as u64 * 10, statements: *n, errors: *e, commits: *c, qps: *n as f64 / 10.0, p99_ms: l.summary().p99, latency_ms: Some(l.summary()), latency_hist: Some(l.encode()) })
             .collect(),
         reconnects: a.reconnects,
         order_wait_timeouts: None,

@@ -253,8 +253,8 @@ async fn bounds(side: &mut Side, plan: &Plan) -> Result<(Option<i128>, Option<i1
 }
 
 async fn verify_table(plan: &Plan, src: &mut Side, tgt: &mut Side, opts: &VerifyOptions, tr: &mut TableReport) -> Result<(), DbError> {
-    let (smin, smax, scount) = bounds(src, plan).await?;
-    let (tmin, tmax, tcount) = bounds(tgt, plan).await?;
+    let (a, b) = tokio::join!(bounds(src, plan), bounds(tgt, plan));
+    let ((smin, smax, scount), (tmin, tmax, tcount)) = (a?, b?);
     tr.rows_source = scount;
     tr.rows_target = tcount;
     let (Some(lo), Some(hi)) = (smin.into_iter().chain(tmin).min(), smax.into_iter().chain(tmax).max()) else {
@@ -287,8 +287,10 @@ fn check_range<'a>(
     depth: u32,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), DbError>> + 'a>> {
     Box::pin(async move {
-        let a = src.s.execute(&plan.aggregate(src.engine, lo, hi)).await?;
-        let b = tgt.s.execute(&plan.aggregate(tgt.engine, lo, hi)).await?;
+        // Both servers work at the same time.
+        let (qa, qb) = (plan.aggregate(src.engine, lo, hi), plan.aggregate(tgt.engine, lo, hi));
+        let (a, b) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
+        let (a, b) = (a?, b?);
         let (ca, sa) = (first_text(&a, 0).unwrap_or_default(), first_text(&a, 1));
         let (cb, sb) = (first_text(&b, 0).unwrap_or_default(), first_text(&b, 1));
         if ca == cb && sa == sb {
@@ -321,8 +323,9 @@ fn key_hashes(o: &crate::db::exec::Outcome) -> Vec<(i128, String)> {
 }
 
 async fn compare_rows(plan: &Plan, src: &mut Side, tgt: &mut Side, opts: &VerifyOptions, tr: &mut TableReport, lo: i128, hi: i128) -> Result<(), DbError> {
-    let a = key_hashes(&src.s.execute(&plan.hashes(src.engine, lo, hi)).await?);
-    let b = key_hashes(&tgt.s.execute(&plan.hashes(tgt.engine, lo, hi)).await?);
+    let (qa, qb) = (plan.hashes(src.engine, lo, hi), plan.hashes(tgt.engine, lo, hi));
+    let (a, b) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
+    let (a, b) = (key_hashes(&a?), key_hashes(&b?));
     let (mut i, mut j) = (0, 0);
     let mut suspects = Vec::new();
     let push = |tr: &mut TableReport, d: RowDifference| {
@@ -353,8 +356,9 @@ async fn compare_rows(plan: &Plan, src: &mut Side, tgt: &mut Side, opts: &Verify
         }
     }
     for keys in suspects.chunks(500) {
-        let ra = src.s.execute(&plan.rows(src.engine, keys)).await?;
-        let rb = tgt.s.execute(&plan.rows(tgt.engine, keys)).await?;
+        let (qa, qb) = (plan.rows(src.engine, keys), plan.rows(tgt.engine, keys));
+        let (ra, rb) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
+        let (ra, rb) = (ra?, rb?);
         let (Some(sa), Some(sb)) = (ra.sets.first(), rb.sets.first()) else { continue };
         for (n, key) in keys.iter().enumerate() {
             let (Some(x), Some(y)) = (sa.rows.get(n), sb.rows.get(n)) else { continue };
