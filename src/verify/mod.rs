@@ -14,7 +14,7 @@ use crate::db::exec::{ResultSet, Session};
 use crate::db::value::{Tolerance, Value};
 use crate::db::{DbError, Endpoint, Engine};
 use crate::schema::Table;
-use encode::{TargetKind, quote, row_hash, row_text};
+use encode::{EncodedColumn, TargetKind, quote, row_hash, row_text};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -140,7 +140,7 @@ async fn target_columns(t: &mut Side) -> Result<BTreeMap<String, BTreeMap<String
 struct Plan {
     table: String,
     key: String,
-    cols: Vec<(String, crate::schema::MySqlType, TargetKind)>,
+    cols: Vec<EncodedColumn>,
     where_clause: Option<String>,
 }
 
@@ -168,7 +168,7 @@ impl Plan {
 
     fn rows(&self, e: Engine, keys: &[i128]) -> String {
         let list: Vec<String> = keys.iter().map(i128::to_string).collect();
-        let cols: Vec<String> = self.cols.iter().map(|(n, _, _)| quote(e, n)).collect();
+        let cols: Vec<String> = self.cols.iter().map(|(n, _, _, _)| quote(e, n)).collect();
         format!("SELECT {} FROM {} WHERE {} IN ({}) ORDER BY {}", cols.join(", "), self.name(e), quote(e, &self.key), list.join(", "), quote(e, &self.key))
     }
 }
@@ -207,7 +207,7 @@ pub async fn verify(opts: &VerifyOptions, mut progress: impl FnMut(&str)) -> Res
         for c in &t.columns {
             match tc.get(&c.name.to_lowercase()) {
                 None => tr.schema.push(format!("column {} is missing on the target", c.name)),
-                Some(dt) => cols.push((c.name.clone(), c.mysql_type.clone(), if dt == "boolean" { TargetKind::Bool } else { TargetKind::Plain })),
+                Some(dt) => cols.push((c.name.clone(), c.mysql_type.clone(), if dt == "boolean" { TargetKind::Bool } else { TargetKind::Plain }, c.nullable)),
             }
         }
         for extra in tc.keys().filter(|k| t.column(k).is_none()) {
