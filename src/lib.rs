@@ -3,6 +3,7 @@
 //! Data flows one way: log → events ([`capture`]) → workload ([`workload`]) → digest and the later
 //! stages → report ([`report`]). Stages meet only in the plain data types of [`workload`].
 
+pub mod audit;
 pub mod capture;
 pub mod db;
 pub mod digest;
@@ -11,5 +12,4 @@ pub mod report;
 pub mod schema;
 pub mod sql;
 pub mod verify;
-pub mod audit;
 pub mod workload;

@@ -409,11 +409,15 @@ fn audit(a: AuditArgs) -> Result<ExitCode> {
     let mut schema_warnings = Vec::new();
     let schema = match (&a.schema, &a.source) {
         (Some(p), _) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read the schema file {}", p.display()))?;
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read the schema file {}", p.display()))?;
             let d = cutover::schema::ddl::schema_from_ddl(&text, &p.display().to_string());
             schema_warnings = d.warnings;
             if d.schema.is_empty() {
-                bail!("{}: no CREATE TABLE statement found; give mysqldump --no-data output", p.display());
+                bail!(
+                    "{}: no CREATE TABLE statement found; give mysqldump --no-data output",
+                    p.display()
+                );
             }
             Some((d.schema, p.display().to_string()))
         }
@@ -424,10 +428,25 @@ fn audit(a: AuditArgs) -> Result<ExitCode> {
         }
         _ => None,
     };
-    let opts = AuditOptions { ts_tables: a.ts_tables.clone() };
-    let ctx = AuditContext { profile: &profile, schema: schema.as_ref().map(|(s, _)| s), options: &opts };
-    let read = ReadArgs { logs: a.inputs.clone(), log_type: a.log_type, log_timezone: a.log_timezone.clone(), threads: 0, quiet: a.quiet };
-    let bar = progress_bar(a.quiet, "reading {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)");
+    let opts = AuditOptions {
+        ts_tables: a.ts_tables.clone(),
+    };
+    let ctx = AuditContext {
+        profile: &profile,
+        schema: schema.as_ref().map(|(s, _)| s),
+        options: &opts,
+    };
+    let read = ReadArgs {
+        logs: a.inputs.clone(),
+        log_type: a.log_type,
+        log_timezone: a.log_timezone.clone(),
+        threads: 0,
+        quiet: a.quiet,
+    };
+    let bar = progress_bar(
+        a.quiet,
+        "reading {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)",
+    );
     let got = input::read_inputs(&a.inputs, capture_options(&read)?, |done, total| {
         if let Some(b) = &bar {
             if let Some(t) = total {
@@ -450,7 +469,12 @@ fn audit(a: AuditArgs) -> Result<ExitCode> {
         notes,
     );
     if let Some((s, _)) = &schema {
-        report.proposed_ddl = audit::timeseries::proposed_ddl(s, &opts.ts_tables, &mut report.schema_findings, &profile);
+        report.proposed_ddl = audit::timeseries::proposed_ddl(
+            s,
+            &opts.ts_tables,
+            &mut report.schema_findings,
+            &profile,
+        );
     }
     if let Some(url) = &a.live {
         let ep = cutover::db::Endpoint::parse(url)?;
@@ -468,7 +492,9 @@ fn audit(a: AuditArgs) -> Result<ExitCode> {
                         true
                     }
                     None => {
-                        t.summary.setup_errors.push("--live-setup needs --schema or --source".into());
+                        t.summary
+                            .setup_errors
+                            .push("--live-setup needs --schema or --source".into());
                         false
                     }
                 }
@@ -498,7 +524,11 @@ fn audit(a: AuditArgs) -> Result<ExitCode> {
         AuditFormat::Json => report::write_json(&mut out, &report)?,
     }
     out.flush()?;
-    Ok(if report.summary.fail > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if report.summary.fail > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// A progress bar on stderr when it is a terminal and not `quiet`.
@@ -508,7 +538,10 @@ fn progress_bar(quiet: bool, template: &str) -> Option<ProgressBar> {
     }
     let bar = ProgressBar::no_length();
     bar.set_draw_target(ProgressDrawTarget::stderr());
-    bar.set_style(ProgressStyle::with_template(&format!("{{spinner}} {template}")).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template(&format!("{{spinner}} {template}"))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     Some(bar)
 }
 
@@ -546,7 +579,9 @@ fn parse_duration(s: &str) -> Result<std::time::Duration> {
         Some('h') => (&s[..s.len() - 1], 3600.0),
         _ => (s, 1.0),
     };
-    let v: f64 = num.parse().map_err(|_| anyhow::anyhow!("--duration {s:?}: write it like 30s, 5m or 1h"))?;
+    let v: f64 = num
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--duration {s:?}: write it like 30s, 5m or 1h"))?;
     Ok(std::time::Duration::from_secs_f64(v * mult))
 }
 
@@ -554,22 +589,37 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
     use cutover::replay::{Pace, ReplayOptions, plan::Mode, stats::RegressionRule};
     let mut sc = Scenario::default();
     if let Some(p) = &a.scenario {
-        let text = std::fs::read_to_string(p).with_context(|| format!("cannot read the scenario {}", p.display()))?;
+        let text = std::fs::read_to_string(p)
+            .with_context(|| format!("cannot read the scenario {}", p.display()))?;
         sc = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
         // Log paths in a scenario are relative to the scenario file.
         let dir = p.parent().map(|d| d.to_path_buf()).unwrap_or_default();
-        sc.logs = sc.logs.into_iter().map(|l| if l.is_absolute() { l } else { dir.join(l) }).collect();
+        sc.logs = sc
+            .logs
+            .into_iter()
+            .map(|l| if l.is_absolute() { l } else { dir.join(l) })
+            .collect();
     }
     let logs = if a.logs.is_empty() { sc.logs } else { a.logs };
     if logs.is_empty() {
         bail!("no log to replay: give LOG... or a --scenario with logs = [...]");
     }
-    let Some(source) = a.source.or(sc.source) else { bail!("--source mysql://user:pass@host:3306/db is required (or source = \"…\" in the scenario)") };
+    let Some(source) = a.source.or(sc.source) else {
+        bail!(
+            "--source mysql://user:pass@host:3306/db is required (or source = \"…\" in the scenario)"
+        )
+    };
     let source = cutover::db::Endpoint::parse(&source)?;
-    let target = a.target.or(sc.target).map(|t| cutover::db::Endpoint::parse(&t)).transpose()?;
+    let target = a
+        .target
+        .or(sc.target)
+        .map(|t| cutover::db::Endpoint::parse(&t))
+        .transpose()?;
     let mode = a.mode.or(sc.mode).unwrap_or(Mode::Reads);
     if mode == Mode::All && !(a.allow_writes || sc.allow_writes) {
-        bail!("--mode all writes to both databases: use it on restored copies only, and say so with --allow-writes");
+        bail!(
+            "--mode all writes to both databases: use it on restored copies only, and say so with --allow-writes"
+        );
     }
     let pace = if a.max_speed || sc.max_speed && a.speed.is_none() {
         Pace::Max
@@ -583,7 +633,9 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
     let shard = match a.shard.or(sc.shard) {
         None => None,
         Some(s) => {
-            let parsed = s.split_once('/').and_then(|(k, n)| Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?)));
+            let parsed = s.split_once('/').and_then(|(k, n)| {
+                Some((k.trim().parse::<u32>().ok()?, n.trim().parse::<u32>().ok()?))
+            });
             match parsed {
                 Some((k, n)) if n > 0 && k < n => Some((k, n)),
                 _ => bail!("--shard {s:?}: write it as K/N with 0 <= K < N, e.g. 0/4"),
@@ -591,14 +643,29 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
         }
     };
     let rewrite = a.rewrite || sc.rewrite;
-    let profile_id = a.profile.or(sc.profile).or_else(|| target.as_ref().filter(|t| t.engine == cutover::db::Engine::Postgres).map(|_| "postgres".to_string()));
+    let profile_id = a.profile.or(sc.profile).or_else(|| {
+        target
+            .as_ref()
+            .filter(|t| t.engine == cutover::db::Engine::Postgres)
+            .map(|_| "postgres".to_string())
+    });
     let profile = match (&profile_id, rewrite) {
         (Some(p), _) => Some(cutover::audit::catalog::load_profile(p, None)?),
         (None, true) => bail!("--rewrite needs --profile postgres|kingbase|kaiwudb"),
         (None, false) => None,
     };
-    let duration = a.duration.or(sc.duration).map(|d| parse_duration(&d)).transpose()?;
-    let read = ReadArgs { logs: logs.clone(), log_type: None, log_timezone: a.log_timezone.clone(), threads: 0, quiet: a.quiet };
+    let duration = a
+        .duration
+        .or(sc.duration)
+        .map(|d| parse_duration(&d))
+        .transpose()?;
+    let read = ReadArgs {
+        logs: logs.clone(),
+        log_type: None,
+        log_timezone: a.log_timezone.clone(),
+        threads: 0,
+        quiet: a.quiet,
+    };
     let mut regression = RegressionRule::default();
     if let Some(t) = a.threshold.or(sc.threshold) {
         regression.threshold = t;
@@ -623,32 +690,45 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
         keep_order: mode == Mode::All && !(a.free_order || sc.free_order),
         progress: !a.quiet && io::stderr().is_terminal(),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
     let report = runtime.block_on(cutover::replay::runner::replay(opts))?;
-    let mut out = output(&a.output)?;
-    match a.format {
-        Format::Text => report::replay_text::write_text(&mut out, &report)?,
-        Format::Json => report::write_json(&mut out, &report)?,
+    write_replay(&report, a.format, &a.output)
+}
+
+/// Prints a replay (or merged) report; exit code 1 when it has mismatches or regressions.
+fn write_replay(
+    r: &cutover::replay::ReplayReport,
+    format: Format,
+    path: &Option<PathBuf>,
+) -> Result<ExitCode> {
+    let mut out = output(path)?;
+    match format {
+        Format::Text => report::replay_text::write_text(&mut out, r)?,
+        Format::Json => report::write_json(&mut out, r)?,
     }
     out.flush()?;
-    Ok(if report.failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if r.failed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn merge(a: MergeArgs) -> Result<ExitCode> {
     let mut reports = Vec::new();
     for p in &a.results {
-        let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
-        let r: cutover::replay::ReplayReport = serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a cutover replay JSON result ({e})", p.display()))?;
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let r: cutover::replay::ReplayReport = serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!("{}: not a cutover replay JSON result ({e})", p.display())
+        })?;
         reports.push(r);
     }
     let merged = cutover::replay::merge::merge(reports).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut out = output(&a.output)?;
-    match a.format {
-        Format::Text => report::replay_text::write_text(&mut out, &merged)?,
-        Format::Json => report::write_json(&mut out, &merged)?,
-    }
-    out.flush()?;
-    Ok(if merged.failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    write_replay(&merged, a.format, &a.output)
 }
 
 fn verify(a: VerifyArgs) -> Result<ExitCode> {
@@ -663,7 +743,10 @@ fn verify(a: VerifyArgs) -> Result<ExitCode> {
         tolerance: Default::default(),
     };
     let show = !a.quiet && io::stderr().is_terminal();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
     let r = runtime.block_on(cutover::verify::verify(&opts, |t| {
         if show {
             eprint!("\rverifying {t:<40}");
@@ -677,9 +760,24 @@ fn verify(a: VerifyArgs) -> Result<ExitCode> {
         Format::Json => report::write_json(&mut out, &r)?,
         Format::Text => {
             writeln!(out, "cutover verify: {} → {}", r.source, r.target)?;
-            writeln!(out, "{:<32} {:>10} {:>10} {:>8} {:>8} {:>9} {:>7}  status", "table", "source", "target", "missing", "extra", "different", "chunks")?;
+            writeln!(
+                out,
+                "{:<32} {:>10} {:>10} {:>8} {:>8} {:>9} {:>7}  status",
+                "table", "source", "target", "missing", "extra", "different", "chunks"
+            )?;
             for t in &r.tables {
-                writeln!(out, "{:<32} {:>10} {:>10} {:>8} {:>8} {:>9} {:>7}  {}", t.table, t.rows_source, t.rows_target, t.missing_in_target, t.extra_in_target, t.different, t.chunks, t.status)?;
+                writeln!(
+                    out,
+                    "{:<32} {:>10} {:>10} {:>8} {:>8} {:>9} {:>7}  {}",
+                    t.table,
+                    t.rows_source,
+                    t.rows_target,
+                    t.missing_in_target,
+                    t.extra_in_target,
+                    t.different,
+                    t.chunks,
+                    t.status
+                )?;
                 if let Some(why) = &t.reason {
                     writeln!(out, "    {why}")?;
                 }
@@ -687,7 +785,17 @@ fn verify(a: VerifyArgs) -> Result<ExitCode> {
                     writeln!(out, "    schema: {s}")?;
                 }
                 for e in &t.examples {
-                    writeln!(out, "    {} key {}{}", e.kind, e.key, if e.columns.is_empty() { String::new() } else { format!(": {}", e.columns.join(", ")) })?;
+                    writeln!(
+                        out,
+                        "    {} key {}{}",
+                        e.kind,
+                        e.key,
+                        if e.columns.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", e.columns.join(", "))
+                        }
+                    )?;
                     if let (Some(x), Some(y)) = (&e.source, &e.target) {
                         writeln!(out, "      - {}\n      + {}", x.join(" | "), y.join(" | "))?;
                     }
@@ -697,5 +805,9 @@ fn verify(a: VerifyArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if r.failed() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if r.failed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

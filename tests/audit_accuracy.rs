@@ -16,7 +16,17 @@ use cutover::audit::{AuditOptions, Context, Verdict, audit_all};
 use cutover::schema::ddl::schema_from_ddl;
 use std::collections::HashMap;
 
-const FILES: &[&str] = &["lexical", "functions", "dml", "semantics", "case_collation", "ddl", "types", "session_txn", "plain"];
+const FILES: &[&str] = &[
+    "lexical",
+    "functions",
+    "dml",
+    "semantics",
+    "case_collation",
+    "ddl",
+    "types",
+    "session_txn",
+    "plain",
+];
 
 fn read(rel: &str) -> String {
     let p = common::corpus(&format!("compat/{rel}"));
@@ -29,18 +39,32 @@ fn audit_verdicts_match_what_postgresql_does() {
     let ddl = schema_from_ddl(&read("schema.mysql.sql"), "schema.mysql.sql");
     assert!(ddl.warnings.is_empty(), "{:?}", ddl.warnings);
     let opts = AuditOptions::default();
-    let ctx = Context { profile: &profile, schema: Some(&ddl.schema), options: &opts };
+    let ctx = Context {
+        profile: &profile,
+        schema: Some(&ddl.schema),
+        options: &opts,
+    };
     // (file, ordinal) → label
     let labels: HashMap<(String, usize), (String, String)> = read("labels.tsv")
         .lines()
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            Some(((f.first()?.to_string(), f.get(1)?.parse().ok()?), (f.get(3)?.to_string(), f.get(5).unwrap_or(&"").to_string())))
+            Some((
+                (f.first()?.to_string(), f.get(1)?.parse().ok()?),
+                (f.get(3)?.to_string(), f.get(5).unwrap_or(&"").to_string()),
+            ))
         })
         .collect();
     let show = std::env::var("CUTOVER_SHOW_MISSES").is_ok();
-    let (mut pg_fails, mut pg_fails_caught, mut fail_verdicts, mut fail_verdicts_right, mut differs, mut differs_caught) = (0, 0, 0, 0, 0, 0);
+    let (
+        mut pg_fails,
+        mut pg_fails_caught,
+        mut fail_verdicts,
+        mut fail_verdicts_right,
+        mut differs,
+        mut differs_caught,
+    ) = (0, 0, 0, 0, 0, 0);
     let mut matrix: HashMap<(String, Verdict), usize> = HashMap::new();
     let mut total = 0;
     for file in FILES {
@@ -48,14 +72,22 @@ fn audit_verdicts_match_what_postgresql_does() {
         let audited = audit_all(&input.statements, &ctx);
         for st in &audited {
             let Some((label, comment)) = labels.get(&(file.to_string(), st.ordinal)) else {
-                panic!("{file} #{}: no label (run scripts/label-compat.sh)", st.ordinal);
+                panic!(
+                    "{file} #{}: no label (run scripts/label-compat.sh)",
+                    st.ordinal
+                );
             };
             total += 1;
             *matrix.entry((label.clone(), st.verdict)).or_default() += 1;
             let rules: Vec<&str> = st.findings.iter().map(|f| f.rule.as_str()).collect();
             let miss = |what: &str| {
                 if show {
-                    eprintln!("{what}: {file}#{} {:?} {rules:?}\n    {}\n    label: {comment}", st.ordinal, st.verdict, st.sql.replace('\n', " "));
+                    eprintln!(
+                        "{what}: {file}#{} {:?} {rules:?}\n    {}\n    label: {comment}",
+                        st.ordinal,
+                        st.verdict,
+                        st.sql.replace('\n', " ")
+                    );
                 }
             };
             match label.as_str() {
@@ -100,7 +132,19 @@ fn audit_verdicts_match_what_postgresql_does() {
     m.sort_by(|a, b| a.0.cmp(&b.0));
     eprintln!("label × verdict: {m:?}");
     assert!(total >= 300, "the corpus shrank to {total} statements");
-    assert!(recall >= 0.97, "only {:.1}% of the statements PostgreSQL rejects are fail (CUTOVER_SHOW_MISSES=1 lists them)", recall * 100.0);
-    assert!(precision >= 0.97, "only {:.1}% of fail verdicts are rejected by PostgreSQL", precision * 100.0);
-    assert!(differs_rate >= 0.90, "only {:.1}% of the statements whose results differ are warn or fail", differs_rate * 100.0);
+    assert!(
+        recall >= 0.97,
+        "only {:.1}% of the statements PostgreSQL rejects are fail (CUTOVER_SHOW_MISSES=1 lists them)",
+        recall * 100.0
+    );
+    assert!(
+        precision >= 0.97,
+        "only {:.1}% of fail verdicts are rejected by PostgreSQL",
+        precision * 100.0
+    );
+    assert!(
+        differs_rate >= 0.90,
+        "only {:.1}% of the statements whose results differ are warn or fail",
+        differs_rate * 100.0
+    );
 }

@@ -8,11 +8,20 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn cutover(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cutover")).args(args).output().expect("run cutover")
+    Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(args)
+        .output()
+        .expect("run cutover")
 }
 
 fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -22,17 +31,31 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 fn verdicts(j: &Value) -> Vec<String> {
-    j["statements"].as_array().expect("statements").iter().map(|s| s["verdict"].as_str().unwrap_or("").to_string()).collect()
+    j["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .map(|s| s["verdict"].as_str().unwrap_or("").to_string())
+        .collect()
 }
 
 fn rules(j: &Value, i: usize) -> Vec<String> {
-    j["statements"][i]["findings"].as_array().expect("findings").iter().map(|f| f["rule"].as_str().unwrap_or("").to_string()).collect()
+    j["statements"][i]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap_or("").to_string())
+        .collect()
 }
 
 #[test]
 fn script_json_follows_the_documented_shape_and_exit_codes_gate_ci() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = write(dir.path(), "app.sql", "SELECT `id` FROM t LIMIT 5, 10;\nSELECT id FROM t WHERE id = 1;\n-- a comment; with a semicolon\nSELECT IFNULL(a, 0) FROM t;\n");
+    let bad = write(
+        dir.path(),
+        "app.sql",
+        "SELECT `id` FROM t LIMIT 5, 10;\nSELECT id FROM t WHERE id = 1;\n-- a comment; with a semicolon\nSELECT IFNULL(a, 0) FROM t;\n",
+    );
     let out = cutover(&["audit", "--target", "postgres", "--format", "json", &bad]);
     assert_eq!(out.status.code(), Some(1), "a fail verdict exits 1");
     let j = json_of(&out);
@@ -42,24 +65,48 @@ fn script_json_follows_the_documented_shape_and_exit_codes_gate_ci() {
     assert_eq!(s0["ordinal"], 0);
     assert_eq!(s0["count"], 1);
     assert_eq!(s0["fingerprint"], "select `id` from t limit ?, ?");
-    assert!(rules(&j, 0).contains(&"LEX-001".to_string()) && rules(&j, 0).contains(&"DML-001".to_string()), "{:?}", rules(&j, 0));
+    assert!(
+        rules(&j, 0).contains(&"LEX-001".to_string())
+            && rules(&j, 0).contains(&"DML-001".to_string()),
+        "{:?}",
+        rules(&j, 0)
+    );
     let f = &s0["findings"][0];
-    for key in ["rule", "category", "severity", "message", "rewrite", "line", "column"] {
+    for key in [
+        "rule", "category", "severity", "message", "rewrite", "line", "column",
+    ] {
         assert!(f.get(key).is_some(), "finding without {key}: {f}");
     }
     assert_eq!(s0["rewrite"], "SELECT \"id\" FROM t LIMIT 10 OFFSET 5");
-    assert_eq!(j["statements"][2]["rewrite"], "SELECT COALESCE(a, 0) FROM t");
-    assert_eq!(j["statements"][2]["origin"]["line"], 4, "the comment line is not a statement");
+    assert_eq!(
+        j["statements"][2]["rewrite"],
+        "SELECT COALESCE(a, 0) FROM t"
+    );
+    assert_eq!(
+        j["statements"][2]["origin"]["line"], 4,
+        "the comment line is not a statement"
+    );
     assert_eq!(j["summary"]["fail"], 2);
-    assert!(j["unchecked"][0].as_str().unwrap_or("").contains("no schema"), "says what could not be checked");
+    assert!(
+        j["unchecked"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("no schema"),
+        "says what could not be checked"
+    );
 
     let good = write(dir.path(), "ok.sql", "SELECT id FROM t WHERE id = 1;\n");
     let out = cutover(&["audit", "--target", "postgres", &good]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("statements") && text.contains("ok"), "{text}");
-    let out = cutover(&["audit", "--target", "postgres", "--format", "markdown", &bad]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("| # | verdict | runs | statement | findings |"));
+    let out = cutover(&[
+        "audit", "--target", "postgres", "--format", "markdown", &bad,
+    ]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("| # | verdict | runs | statement | findings |")
+    );
 }
 
 #[test]
@@ -73,23 +120,53 @@ fn mysqldump_output_with_delimiters_and_version_comments() {
          INSERT INTO `t` VALUES (1,'x;y'),(2,'it\\'s');\n\
          DELIMITER ;;\nCREATE TRIGGER trg BEFORE INSERT ON t FOR EACH ROW BEGIN SET NEW.note = 'z'; END ;;\nDELIMITER ;\n",
     );
-    let out = cutover(&["audit", "--target", "postgres", "--schema", &dump, "--format", "json", &dump]);
+    let out = cutover(&[
+        "audit", "--target", "postgres", "--schema", &dump, "--format", "json", &dump,
+    ]);
     let j = json_of(&out);
     let st = j["statements"].as_array().unwrap();
     assert_eq!(st.len(), 4, "{st:#?}");
-    assert!(rules(&j, 1).iter().any(|r| r == "DDL-001"), "AUTO_INCREMENT: {:?}", rules(&j, 1));
-    assert!(rules(&j, 1).iter().any(|r| r == "DDL-002"), "ENGINE/CHARSET: {:?}", rules(&j, 1));
-    assert!(rules(&j, 2).iter().any(|r| r == "LEX-003"), "backslash escape: {:?}", rules(&j, 2));
-    assert!(rules(&j, 3).iter().any(|r| r == "DDL-019"), "trigger in a DELIMITER block: {:?}", rules(&j, 3));
+    assert!(
+        rules(&j, 1).iter().any(|r| r == "DDL-001"),
+        "AUTO_INCREMENT: {:?}",
+        rules(&j, 1)
+    );
+    assert!(
+        rules(&j, 1).iter().any(|r| r == "DDL-002"),
+        "ENGINE/CHARSET: {:?}",
+        rules(&j, 1)
+    );
+    assert!(
+        rules(&j, 2).iter().any(|r| r == "LEX-003"),
+        "backslash escape: {:?}",
+        rules(&j, 2)
+    );
+    assert!(
+        rules(&j, 3).iter().any(|r| r == "DDL-019"),
+        "trigger in a DELIMITER block: {:?}",
+        rules(&j, 3)
+    );
 }
 
 #[test]
 fn logs_audit_once_per_fingerprint_with_counts() {
-    let logs: Vec<String> = ["general-ps", "slow-text"].iter().map(|n| common::corpus(&format!("sysbench/{n}.log.gz")).display().to_string()).collect();
+    let logs: Vec<String> = ["general-ps", "slow-text"]
+        .iter()
+        .map(|n| {
+            common::corpus(&format!("sysbench/{n}.log.gz"))
+                .display()
+                .to_string()
+        })
+        .collect();
     let mut args = vec!["audit", "--target", "postgres", "--format", "json", "-q"];
     args.extend(logs.iter().map(String::as_str));
     let out = cutover(&args);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j = json_of(&out);
     let st = j["statements"].as_array().unwrap();
     let execs: u64 = st.iter().map(|s| s["count"].as_u64().unwrap()).sum();
@@ -113,20 +190,46 @@ fn logs_audit_once_per_fingerprint_with_counts() {
     for (i, s) in st.iter().enumerate() {
         assert_eq!(s["ordinal"], i);
     }
-    assert!(j["summary"]["ready_by_time"].as_f64().is_some(), "the slow log timed the statements");
+    assert!(
+        j["summary"]["ready_by_time"].as_f64().is_some(),
+        "the slow log timed the statements"
+    );
 }
 
 #[test]
 fn target_profiles_differ_where_the_targets_do() {
     let dir = tempfile::tempdir().unwrap();
     let sql = write(dir.path(), "q.sql", "SELECT `id` FROM t;\n");
-    let pg = json_of(&cutover(&["audit", "--target", "postgres", "--format", "json", &sql]));
-    let kb = json_of(&cutover(&["audit", "--target", "kingbase", "--format", "json", &sql]));
-    let kb_pg = json_of(&cutover(&["audit", "--target", "kingbase", "--kingbase-mode", "pg", "--format", "json", &sql]));
-    let kw = json_of(&cutover(&["audit", "--target", "kaiwudb", "--format", "json", &sql]));
+    let pg = json_of(&cutover(&[
+        "audit", "--target", "postgres", "--format", "json", &sql,
+    ]));
+    let kb = json_of(&cutover(&[
+        "audit", "--target", "kingbase", "--format", "json", &sql,
+    ]));
+    let kb_pg = json_of(&cutover(&[
+        "audit",
+        "--target",
+        "kingbase",
+        "--kingbase-mode",
+        "pg",
+        "--format",
+        "json",
+        &sql,
+    ]));
+    let kw = json_of(&cutover(&[
+        "audit", "--target", "kaiwudb", "--format", "json", &sql,
+    ]));
     assert_eq!(verdicts(&pg), ["fail"]);
-    assert_ne!(verdicts(&kb), ["fail"], "KingbaseES MySQL mode takes backticks (a vendor claim: not an error)");
-    assert_eq!(verdicts(&kb_pg), ["fail"], "not in MySQL mode, backticks fail again");
+    assert_ne!(
+        verdicts(&kb),
+        ["fail"],
+        "KingbaseES MySQL mode takes backticks (a vendor claim: not an error)"
+    );
+    assert_eq!(
+        verdicts(&kb_pg),
+        ["fail"],
+        "not in MySQL mode, backticks fail again"
+    );
     assert_eq!(verdicts(&kw), ["fail"]);
     assert_eq!(kb["profile_lineage"][0], "postgres-family");
 }
@@ -134,21 +237,50 @@ fn target_profiles_differ_where_the_targets_do() {
 #[test]
 fn kaiwudb_time_series_tables_are_checked_and_proposed() {
     let dir = tempfile::tempdir().unwrap();
-    let schema = write(dir.path(), "s.sql", "CREATE TABLE readings (id BIGINT AUTO_INCREMENT PRIMARY KEY, device_id INT NOT NULL, recorded_at DATETIME(3) NOT NULL, temp DECIMAL(5,2));\n");
+    let schema = write(
+        dir.path(),
+        "s.sql",
+        "CREATE TABLE readings (id BIGINT AUTO_INCREMENT PRIMARY KEY, device_id INT NOT NULL, recorded_at DATETIME(3) NOT NULL, temp DECIMAL(5,2));\n",
+    );
     let sql = write(
         dir.path(),
         "w.sql",
         "INSERT INTO readings (device_id, recorded_at, temp) VALUES (1, '2026-01-01 00:00:00', 20.5), (2, '0000-00-00 00:00:00', 1);\nUPDATE readings SET temp = 0 WHERE id = 5;\nDELETE FROM readings WHERE recorded_at < '2025-01-01';\nDELETE FROM readings WHERE temp < 0;\n",
     );
-    let j = json_of(&cutover(&["audit", "--target", "kaiwudb", "--schema", &schema, "--ts-table", "readings", "--format", "json", &sql]));
-    assert!(rules(&j, 0).contains(&"TS-003".to_string()) && rules(&j, 0).contains(&"TS-019".to_string()), "{:?}", rules(&j, 0));
+    let j = json_of(&cutover(&[
+        "audit",
+        "--target",
+        "kaiwudb",
+        "--schema",
+        &schema,
+        "--ts-table",
+        "readings",
+        "--format",
+        "json",
+        &sql,
+    ]));
+    assert!(
+        rules(&j, 0).contains(&"TS-003".to_string())
+            && rules(&j, 0).contains(&"TS-019".to_string()),
+        "{:?}",
+        rules(&j, 0)
+    );
     assert!(rules(&j, 1).contains(&"TS-006".to_string()));
-    assert!(!rules(&j, 2).contains(&"TS-007".to_string()), "a time-range DELETE is allowed");
+    assert!(
+        !rules(&j, 2).contains(&"TS-007".to_string()),
+        "a time-range DELETE is allowed"
+    );
     assert!(rules(&j, 3).contains(&"TS-007".to_string()));
     let ddl = j["proposed_ddl"][0].as_str().unwrap();
-    assert!(ddl.contains("recorded_at TIMESTAMPTZ NOT NULL") && ddl.contains("PRIMARY TAGS (device_id)"), "{ddl}");
+    assert!(
+        ddl.contains("recorded_at TIMESTAMPTZ NOT NULL")
+            && ddl.contains("PRIMARY TAGS (device_id)"),
+        "{ddl}"
+    );
     // Not a TS table: none of it applies, and no DDL is proposed.
-    let plain = json_of(&cutover(&["audit", "--target", "kaiwudb", "--schema", &schema, "--format", "json", &sql]));
+    let plain = json_of(&cutover(&[
+        "audit", "--target", "kaiwudb", "--schema", &schema, "--format", "json", &sql,
+    ]));
     assert!(!rules(&plain, 1).contains(&"TS-006".to_string()));
     assert!(plain["proposed_ddl"].as_array().unwrap().is_empty());
 }
@@ -164,10 +296,20 @@ fn bad_input_gets_a_clear_error_not_a_panic() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("postgres, kingbase or kaiwudb"));
     let bin = dir.path().join("blob.log");
-    std::fs::write(&bin, (0..4096u32).map(|i| (i * 7919 % 256) as u8).collect::<Vec<u8>>()).unwrap();
+    std::fs::write(
+        &bin,
+        (0..4096u32)
+            .map(|i| (i * 7919 % 256) as u8)
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
     let out = cutover(&["audit", "--target", "postgres", bin.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot tell what kind of log"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot tell what kind of log"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let latin1 = dir.path().join("l.sql");
     std::fs::write(&latin1, b"SELECT 'caf\xe9';\n").unwrap();
     let out = cutover(&["audit", "--target", "postgres", latin1.to_str().unwrap()]);
@@ -175,12 +317,24 @@ fn bad_input_gets_a_clear_error_not_a_panic() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
     // Unparseable SQL is audited on tokens and says so.
     let junk = write(dir.path(), "junk.sql", "SELEC FROM WHERE `x` ((;\n");
-    let j = json_of(&cutover(&["audit", "--target", "postgres", "--format", "json", &junk]));
+    let j = json_of(&cutover(&[
+        "audit", "--target", "postgres", "--format", "json", &junk,
+    ]));
     assert_eq!(j["statements"][0]["parsed"], false);
     assert!(rules(&j, 0).contains(&"PARSE".to_string()));
     // A wrong password never shows in the error.
-    let out = cutover(&["audit", "--target", "postgres", "--live", "postgres://nobody:s3cret@127.0.0.1:1/x", &sql]);
+    let out = cutover(&[
+        "audit",
+        "--target",
+        "postgres",
+        "--live",
+        "postgres://nobody:s3cret@127.0.0.1:1/x",
+        &sql,
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("s3cret") && err.contains("cannot connect"), "{err}");
+    assert!(
+        !err.contains("s3cret") && err.contains("cannot connect"),
+        "{err}"
+    );
 }

@@ -7,22 +7,35 @@ use serde_json::Value;
 use std::process::Command;
 
 fn pg_url() -> String {
-    std::env::var("CUTOVER_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+    std::env::var("CUTOVER_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
 fn mysql_url() -> String {
-    std::env::var("CUTOVER_TEST_MYSQL_URL").unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into())
+    std::env::var("CUTOVER_TEST_MYSQL_URL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into())
 }
 
 fn audit(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_cutover")).args(args).output().expect("run cutover");
+    let out = Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(args)
+        .output()
+        .expect("run cutover");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("cannot connect"), "{err}\n(start the servers with scripts/setup-servers.sh, or set CUTOVER_TEST_PG_URL / CUTOVER_TEST_MYSQL_URL)");
+    assert!(
+        !err.contains("cannot connect"),
+        "{err}\n(start the servers with scripts/setup-servers.sh, or set CUTOVER_TEST_PG_URL / CUTOVER_TEST_MYSQL_URL)"
+    );
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}); stderr: {err}"))
 }
 
 fn rules(j: &Value, i: usize) -> Vec<String> {
-    j["statements"][i]["findings"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect()
+    j["statements"][i]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
 }
 
 const SCHEMA: &str = "CREATE TABLE `cutover_live_orders` (\n  `id` int unsigned NOT NULL AUTO_INCREMENT,\n  `customer` varchar(40) NOT NULL,\n  `total` decimal(10,2) NOT NULL,\n  `placed_at` datetime NOT NULL,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB;\n";
@@ -44,25 +57,64 @@ fn postgres_answers_each_statement_and_keeps_nothing() {
     )
     .unwrap();
     let url = pg_url();
-    let j = audit(&["audit", "--target", "postgres", "--schema", schema.to_str().unwrap(), "--live", &url, "--live-setup", "--format", "json", "-q", sql.to_str().unwrap()]);
+    let j = audit(&[
+        "audit",
+        "--target",
+        "postgres",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--live",
+        &url,
+        "--live-setup",
+        "--format",
+        "json",
+        "-q",
+        sql.to_str().unwrap(),
+    ]);
     let live = &j["live"];
     assert_eq!(live["setup_tables"], 1, "{live}");
-    assert!(live["server_version"].as_str().unwrap_or("").contains("PostgreSQL"));
+    assert!(
+        live["server_version"]
+            .as_str()
+            .unwrap_or("")
+            .contains("PostgreSQL")
+    );
     // LIMIT a, b: refused by the target, and cutover's rewrite accepted.
     let f0 = &j["statements"][0]["findings"][0];
-    assert!(f0["live"].as_str().unwrap_or("").contains("refused"), "{f0}");
+    assert!(
+        f0["live"].as_str().unwrap_or("").contains("refused"),
+        "{f0}"
+    );
     assert_eq!(j["statements"][0]["verdict"], "fail");
     assert!(live["rewrites_accepted"].as_u64().unwrap() >= 1, "{live}");
     // A statement cutover had no objection to, but the target rejects: the target wins.
     assert_eq!(j["statements"][1]["verdict"], "ok");
     assert_eq!(j["statements"][2]["verdict"], "fail");
-    assert!(rules(&j, 2).contains(&"LIVE-REJECTED".to_string()), "{:?}", rules(&j, 2));
+    assert!(
+        rules(&j, 2).contains(&"LIVE-REJECTED".to_string()),
+        "{:?}",
+        rules(&j, 2)
+    );
     // Writes are planned, not run; COMMIT is never sent.
-    assert_eq!(j["statements"][3]["verdict"], "ok", "{}", j["statements"][3]);
+    assert_eq!(
+        j["statements"][3]["verdict"], "ok",
+        "{}",
+        j["statements"][3]
+    );
     assert_eq!(live["not_sent"], 1);
     assert_eq!(j["summary"]["fail"], 2);
     // Nothing was committed: the set-up table is gone.
-    let check = audit(&["audit", "--target", "postgres", "--live", &url, "--format", "json", "-q", sql.to_str().unwrap()]);
+    let check = audit(&[
+        "audit",
+        "--target",
+        "postgres",
+        "--live",
+        &url,
+        "--format",
+        "json",
+        "-q",
+        sql.to_str().unwrap(),
+    ]);
     assert!(
         rules(&check, 1).contains(&"LIVE-UNCONFIRMED".to_string()),
         "the table created by --live-setup must not survive the run: {:?}",
@@ -74,8 +126,22 @@ fn postgres_answers_each_statement_and_keeps_nothing() {
 fn mysql_targets_are_asked_read_only() {
     let dir = tempfile::tempdir().unwrap();
     let sql = dir.path().join("app.sql");
-    std::fs::write(&sql, "SELECT 1 + 1;\nSELECT nosuchfunction(1);\nCREATE TABLE cutover_never_created (a int);\n").unwrap();
-    let j = audit(&["audit", "--target", "postgres", "--live", &mysql_url(), "--format", "json", "-q", sql.to_str().unwrap()]);
+    std::fs::write(
+        &sql,
+        "SELECT 1 + 1;\nSELECT nosuchfunction(1);\nCREATE TABLE cutover_never_created (a int);\n",
+    )
+    .unwrap();
+    let j = audit(&[
+        "audit",
+        "--target",
+        "postgres",
+        "--live",
+        &mysql_url(),
+        "--format",
+        "json",
+        "-q",
+        sql.to_str().unwrap(),
+    ]);
     assert_eq!(j["live"]["accepted"], 1, "{}", j["live"]);
     assert_eq!(j["live"]["rejected"], 1);
     assert_eq!(j["live"]["not_sent"], 1, "DDL commits on MySQL: never sent");
@@ -86,21 +152,55 @@ fn schema_from_the_source_server_drives_collation_checks() {
     // The test database on the MariaDB stands in for the application's source.
     let url = mysql_url();
     let run = |sql: &str| {
-        let out = Command::new("mysql").args(["-h127.0.0.1", "-uroot", "test", "-e", sql]).output();
+        let out = Command::new("mysql")
+            .args(["-h127.0.0.1", "-uroot", "test", "-e", sql])
+            .output();
         match out {
             Ok(o) if o.status.success() => {}
             Ok(o) => panic!("mysql client: {}", String::from_utf8_lossy(&o.stderr)),
-            Err(e) => panic!("cannot run the mysql client ({e}): install mariadb-client (scripts/setup-servers.sh does)"),
+            Err(e) => panic!(
+                "cannot run the mysql client ({e}): install mariadb-client (scripts/setup-servers.sh does)"
+            ),
         }
     };
-    run("DROP TABLE IF EXISTS cutover_src_people; CREATE TABLE cutover_src_people (id INT PRIMARY KEY, name VARCHAR(40) COLLATE utf8mb4_general_ci, code VARBINARY(10))");
+    run(
+        "DROP TABLE IF EXISTS cutover_src_people; CREATE TABLE cutover_src_people (id INT PRIMARY KEY, name VARCHAR(40) COLLATE utf8mb4_general_ci, code VARBINARY(10))",
+    );
     let dir = tempfile::tempdir().unwrap();
     let sql = dir.path().join("q.sql");
     std::fs::write(&sql, "SELECT id FROM cutover_src_people WHERE name = 'alice';\nSELECT id FROM cutover_src_people WHERE code = 'x';\n").unwrap();
-    let j = audit(&["audit", "--target", "postgres", "--source", &url, "--format", "json", "-q", sql.to_str().unwrap()]);
+    let j = audit(&[
+        "audit",
+        "--target",
+        "postgres",
+        "--source",
+        &url,
+        "--format",
+        "json",
+        "-q",
+        sql.to_str().unwrap(),
+    ]);
     run("DROP TABLE cutover_src_people");
-    assert!(j["schema"].as_str().unwrap_or("").starts_with("mysql://"), "{}", j["schema"]);
-    assert!(rules(&j, 0).contains(&"CASE-002".to_string()), "case-insensitive column: {:?}", rules(&j, 0));
-    assert!(!rules(&j, 1).contains(&"CASE-002".to_string()), "binary column: {:?}", rules(&j, 1));
-    assert!(j["unchecked"].as_array().unwrap().iter().all(|u| !u.as_str().unwrap_or("").contains("no schema")));
+    assert!(
+        j["schema"].as_str().unwrap_or("").starts_with("mysql://"),
+        "{}",
+        j["schema"]
+    );
+    assert!(
+        rules(&j, 0).contains(&"CASE-002".to_string()),
+        "case-insensitive column: {:?}",
+        rules(&j, 0)
+    );
+    assert!(
+        !rules(&j, 1).contains(&"CASE-002".to_string()),
+        "binary column: {:?}",
+        rules(&j, 1)
+    );
+    assert!(
+        j["unchecked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|u| !u.as_str().unwrap_or("").contains("no schema"))
+    );
 }

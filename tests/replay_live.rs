@@ -18,11 +18,20 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-use common::{mysql, mysql_url, pg_url, psql, with_db, HOW_TO_START};
+use common::{HOW_TO_START, mysql, mysql_url, pg_url, psql, with_db};
+
+/// Writes a MariaDB general log: the server's header, then `records`.
+fn write_general_log(path: &Path, records: &str) -> std::io::Result<()> {
+    const HEADER: &str = "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n";
+    std::fs::write(path, format!("{HEADER}{records}"))
+}
 
 /// The four sysbench tables with the same deterministic rows, on MariaDB database `db`.
 fn mariadb_sbtest(db: &str) {
-    mysql(None, &format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"));
+    mysql(
+        None,
+        &format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"),
+    );
     for t in 1..=4 {
         mysql(
             Some(db),
@@ -36,7 +45,10 @@ fn mariadb_sbtest(db: &str) {
 
 /// The same rows on PostgreSQL database `db`.
 fn postgres_sbtest(db: &str) {
-    psql("postgres", &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"));
+    psql(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+    );
     psql("postgres", &format!("CREATE DATABASE {db}"));
     for t in 1..=4 {
         psql(
@@ -51,15 +63,21 @@ fn postgres_sbtest(db: &str) {
 }
 
 fn checksum(db: &str) -> String {
-    mysql(None, &format!("CHECKSUM TABLE {db}.sbtest1, {db}.sbtest2, {db}.sbtest3, {db}.sbtest4"))
-        .lines()
-        .map(|l| l.split('\t').nth(1).unwrap_or("").to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
+    mysql(
+        None,
+        &format!("CHECKSUM TABLE {db}.sbtest1, {db}.sbtest2, {db}.sbtest3, {db}.sbtest4"),
+    )
+    .lines()
+    .map(|l| l.split('\t').nth(1).unwrap_or("").to_string())
+    .collect::<Vec<_>>()
+    .join(" ")
 }
 
 fn cutover(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cutover")).args(args).output().expect("run cutover")
+    Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(args)
+        .output()
+        .expect("run cutover")
 }
 
 fn replay_json(args: &[&str]) -> Value {
@@ -72,7 +90,9 @@ fn replay_json(args: &[&str]) -> Value {
 }
 
 fn capture(name: &str) -> String {
-    common::corpus(&format!("sysbench/{name}.log.gz")).display().to_string()
+    common::corpus(&format!("sysbench/{name}.log.gz"))
+        .display()
+        .to_string()
 }
 
 #[test]
@@ -83,17 +103,46 @@ fn a_a_reads_on_one_mariadb_find_nothing_and_write_nothing() {
     let before = checksum(db);
     let url = with_db(&mysql_url(), db);
     for log in ["general-text", "general-ps", "slow-text"] {
-        let j = replay_json(&[&capture(log), "--source", &url, "--target", &url, "--max-speed"]);
+        let j = replay_json(&[
+            &capture(log),
+            "--source",
+            &url,
+            "--target",
+            &url,
+            "--max-speed",
+        ]);
         assert_eq!(j["mismatches"], 0, "{log}: {:#}", j["mismatch_groups"]);
-        assert_eq!(j["regressions"].as_array().unwrap().len(), 0, "{log}: {:#}", j["regressions"]);
-        assert!(j["compared"].as_u64().unwrap() > 1500, "{log}: compared {}", j["compared"]);
+        assert_eq!(
+            j["regressions"].as_array().unwrap().len(),
+            0,
+            "{log}: {:#}",
+            j["regressions"]
+        );
+        assert!(
+            j["compared"].as_u64().unwrap() > 1500,
+            "{log}: compared {}",
+            j["compared"]
+        );
         assert_eq!(j["sides"]["source"]["errors"], 0, "{log}");
-        assert!(j["sides"]["source"]["skipped"]["write (--mode reads)"].as_u64().unwrap() > 100, "{log}: writes are not sent in reads mode");
+        assert!(
+            j["sides"]["source"]["skipped"]["write (--mode reads)"]
+                .as_u64()
+                .unwrap()
+                > 100,
+            "{log}: writes are not sent in reads mode"
+        );
     }
     // The recorded pace, ten times faster: the schedule is kept.
     let j = replay_json(&[&capture("general-text"), "--source", &url, "--speed", "10"]);
     assert_eq!(j["pace"], "speed 10");
-    assert!(j["sides"]["source"]["start_lag_ms"]["p50"].as_f64().unwrap() < 5.0, "{:#}", j["sides"]["source"]["start_lag_ms"]);
+    assert!(
+        j["sides"]["source"]["start_lag_ms"]["p50"]
+            .as_f64()
+            .unwrap()
+            < 5.0,
+        "{:#}",
+        j["sides"]["source"]["start_lag_ms"]
+    );
     assert_eq!(checksum(db), before, "reads mode wrote to the source");
     mysql(None, &format!("DROP DATABASE {db}"));
 }
@@ -108,15 +157,26 @@ fn statements_reading(log: &str, ids: &BTreeSet<u64>) -> u64 {
             continue;
         }
         let sql = e["sql"].as_str().unwrap_or("").to_string();
-        if !sql.starts_with("SELECT c FROM sbtest1 ") && !sql.starts_with("SELECT DISTINCT c FROM sbtest1 ") {
+        if !sql.starts_with("SELECT c FROM sbtest1 ")
+            && !sql.starts_with("SELECT DISTINCT c FROM sbtest1 ")
+        {
             continue;
         }
-        let num = |s: &str| s.trim().trim_end_matches(|c: char| !c.is_ascii_digit()).parse::<u64>().ok();
+        let num = |s: &str| {
+            s.trim()
+                .trim_end_matches(|c: char| !c.is_ascii_digit())
+                .parse::<u64>()
+                .ok()
+        };
         let hit = if let Some(rest) = sql.split("WHERE id=").nth(1) {
             num(rest.split_whitespace().next().unwrap_or("")).is_some_and(|id| ids.contains(&id))
         } else if let Some(rest) = sql.split("BETWEEN ").nth(1) {
             let mut p = rest.split(" AND ");
-            match (p.next().and_then(num), p.next().and_then(|x| num(x.split_whitespace().next().unwrap_or("")))) {
+            match (
+                p.next().and_then(num),
+                p.next()
+                    .and_then(|x| num(x.split_whitespace().next().unwrap_or(""))),
+            ) {
                 (Some(a), Some(b)) => ids.range(a..=b).next().is_some(),
                 _ => false,
             }
@@ -138,22 +198,60 @@ fn a_b_mariadb_to_postgresql_with_rewrites_finds_exactly_the_changed_rows() {
     postgres_sbtest(db);
     let (src, tgt) = (with_db(&mysql_url(), db), with_db(&pg_url(), db));
     let log = capture("general-text");
-    let j = replay_json(&[&log, "--source", &src, "--target", &tgt, "--profile", "postgres", "--rewrite", "--max-speed"]);
+    let args = [
+        log.as_str(),
+        "--source",
+        &src,
+        "--target",
+        &tgt,
+        "--profile",
+        "postgres",
+        "--rewrite",
+        "--max-speed",
+    ];
+    let j = replay_json(&args);
     assert_eq!(j["mismatches"], 0, "{:#}", j["mismatch_groups"]);
     assert!(j["compared"].as_u64().unwrap() > 1500);
     assert_eq!(j["sides"]["target"]["errors"], 0, "{:#}", j["fingerprints"]);
     // Change 5 rows on the target only: exactly the statements that read them mismatch.
     let ids: BTreeSet<u64> = [4990, 5003, 5017, 5050, 5100].into();
     let list = ids.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
-    psql(db, &format!("UPDATE sbtest1 SET c = 'changed on the target' WHERE id IN ({list})"));
+    psql(
+        db,
+        &format!("UPDATE sbtest1 SET c = 'changed on the target' WHERE id IN ({list})"),
+    );
     let expected = statements_reading(&log, &ids);
-    assert!(expected > 10, "the capture reads these rows {expected} times");
-    let j = replay_json(&[&log, "--source", &src, "--target", &tgt, "--profile", "postgres", "--rewrite", "--max-speed"]);
-    assert_eq!(j["mismatches"].as_u64().unwrap(), expected, "{:#}", j["mismatch_groups"]);
+    assert!(
+        expected > 10,
+        "the capture reads these rows {expected} times"
+    );
+    let j = replay_json(&args);
+    assert_eq!(
+        j["mismatches"].as_u64().unwrap(),
+        expected,
+        "{:#}",
+        j["mismatch_groups"]
+    );
     let g = &j["mismatch_groups"][0];
     assert_eq!(g["category"], "rows");
-    assert!(g["examples"][0]["diff"].as_array().unwrap().iter().any(|l| l.as_str().unwrap().starts_with("+ \"changed on the target")), "{g:#}");
-    let out = cutover(&["replay", "-q", &log, "--source", &src, "--target", &tgt, "--max-speed"]);
+    assert!(
+        g["examples"][0]["diff"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().starts_with("+ \"changed on the target")),
+        "{g:#}"
+    );
+    let out = cutover(&[
+        "replay",
+        "-q",
+        &log,
+        "--source",
+        &src,
+        "--target",
+        &tgt,
+        "--max-speed",
+    ]);
     assert_eq!(out.status.code(), Some(1), "mismatches exit 1");
     mysql(None, &format!("DROP DATABASE {db}"));
     psql("postgres", &format!("DROP DATABASE {db} WITH (FORCE)"));
@@ -167,10 +265,9 @@ fn postgresql_aborted_transactions_are_rolled_back_and_skipped_not_cascaded() {
     postgres_sbtest(db);
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("txn.log");
-    std::fs::write(
+    write_general_log(
         &log,
-        "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n\
-         261202 21:16:42\t    30 Connect\troot@127.0.0.1 on x using TCP/IP\n\
+        "261202 21:16:42\t    30 Connect\troot@127.0.0.1 on x using TCP/IP\n\
          \t\t    30 Query\tBEGIN\n\
          \t\t    30 Query\tSELECT c FROM sbtest1 WHERE id=1\n\
          \t\t    30 Query\tSELECT k FROM sbtest1 WHERE c = 5\n\
@@ -181,16 +278,45 @@ fn postgresql_aborted_transactions_are_rolled_back_and_skipped_not_cascaded() {
     )
     .unwrap();
     let (src, tgt) = (with_db(&mysql_url(), db), with_db(&pg_url(), db));
-    let j = replay_json(&[log.to_str().unwrap(), "--source", &src, "--target", &tgt, "--mode", "all", "--allow-writes", "--max-speed"]);
+    let j = replay_json(&[
+        log.to_str().unwrap(),
+        "--source",
+        &src,
+        "--target",
+        &tgt,
+        "--mode",
+        "all",
+        "--allow-writes",
+        "--max-speed",
+    ]);
     // `c = 5` compares a string with a number: MariaDB runs it, PostgreSQL refuses.
     let groups = j["mismatch_groups"].as_array().unwrap();
-    assert!(groups.iter().any(|g| g["category"] == "error_on_target"), "{groups:#?}");
+    assert!(
+        groups.iter().any(|g| g["category"] == "error_on_target"),
+        "{groups:#?}"
+    );
     let skipped = &j["sides"]["target"]["skipped"];
-    assert_eq!(skipped["inside a transaction the target aborted after an error"], 1, "{skipped:#}");
-    assert_eq!(skipped["end of a transaction the target aborted after an error"], 1, "{skipped:#}");
-    assert_eq!(j["sides"]["target"]["errors"], 1, "one error, not a cascade");
+    assert_eq!(
+        skipped["inside a transaction the target aborted after an error"], 1,
+        "{skipped:#}"
+    );
+    assert_eq!(
+        skipped["end of a transaction the target aborted after an error"], 1,
+        "{skipped:#}"
+    );
+    assert_eq!(
+        j["sides"]["target"]["errors"], 1,
+        "one error, not a cascade"
+    );
     // The last SELECT ran after the rollback: the source committed k+1, the target did not.
-    assert!(groups.iter().any(|g| g["category"] == "rows" && g["fingerprint"].as_str().unwrap().contains("select k from sbtest1 where id = ?")), "{groups:#?}");
+    assert!(
+        groups.iter().any(|g| g["category"] == "rows"
+            && g["fingerprint"]
+                .as_str()
+                .unwrap()
+                .contains("select k from sbtest1 where id = ?")),
+        "{groups:#?}"
+    );
     mysql(None, &format!("DROP DATABASE {db}"));
     psql("postgres", &format!("DROP DATABASE {db} WITH (FORCE)"));
 }
@@ -199,18 +325,49 @@ fn capture_live(dir: &Path, snapshot: &str) -> PathBuf {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/capture-sysbench.sh");
     let out = Command::new("bash")
         .arg(script)
-        .args(["--out", dir.to_str().unwrap(), "--time", "2", "--threads", "4", "--keep", "all", "--no-gzip", "--only", "text", "--snapshot", snapshot])
+        .args([
+            "--out",
+            dir.to_str().unwrap(),
+            "--time",
+            "2",
+            "--threads",
+            "4",
+            "--keep",
+            "all",
+            "--no-gzip",
+            "--only",
+            "text",
+            "--snapshot",
+            snapshot,
+        ])
         .env("CUTOVER_TEST_MYSQL_URL", mysql_url())
         .output()
         .expect("run scripts/capture-sysbench.sh");
-    assert!(out.status.success(), "capture-sysbench.sh: {}\n(it needs sysbench and a local MariaDB: {HOW_TO_START})", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "capture-sysbench.sh: {}\n(it needs sysbench and a local MariaDB: {HOW_TO_START})",
+        String::from_utf8_lossy(&out.stderr)
+    );
     dir.join("general-text.log")
 }
 
 fn copy_db(src: &str, dst: &str) {
-    mysql(None, &format!("DROP DATABASE IF EXISTS {dst}; CREATE DATABASE {dst}"));
-    for t in mysql(None, &format!("SELECT table_name FROM information_schema.tables WHERE table_schema='{src}'")).lines() {
-        mysql(None, &format!("CREATE TABLE {dst}.{t} LIKE {src}.{t}; INSERT INTO {dst}.{t} SELECT * FROM {src}.{t}"));
+    mysql(
+        None,
+        &format!("DROP DATABASE IF EXISTS {dst}; CREATE DATABASE {dst}"),
+    );
+    for t in mysql(
+        None,
+        &format!("SELECT table_name FROM information_schema.tables WHERE table_schema='{src}'"),
+    )
+    .lines()
+    {
+        mysql(
+            None,
+            &format!(
+                "CREATE TABLE {dst}.{t} LIKE {src}.{t}; INSERT INTO {dst}.{t} SELECT * FROM {src}.{t}"
+            ),
+        );
     }
 }
 
@@ -222,17 +379,58 @@ fn a_a_all_statements_on_identical_copies_of_a_live_capture() {
     let log = capture_live(dir.path(), snap);
     copy_db(snap, "cutover_replay_a");
     copy_db(snap, "cutover_replay_b");
-    let (a, b) = (with_db(&mysql_url(), "cutover_replay_a"), with_db(&mysql_url(), "cutover_replay_b"));
-    let out = cutover(&["replay", "-q", log.to_str().unwrap(), "--source", &a, "--target", &b, "--mode", "all", "--max-speed"]);
-    assert_eq!(out.status.code(), Some(2), "--mode all without --allow-writes must refuse");
+    let (a, b) = (
+        with_db(&mysql_url(), "cutover_replay_a"),
+        with_db(&mysql_url(), "cutover_replay_b"),
+    );
+    let out = cutover(&[
+        "replay",
+        "-q",
+        log.to_str().unwrap(),
+        "--source",
+        &a,
+        "--target",
+        &b,
+        "--mode",
+        "all",
+        "--max-speed",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--mode all without --allow-writes must refuse"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-writes"));
-    let j = replay_json(&[log.to_str().unwrap(), "--source", &a, "--target", &b, "--mode", "all", "--allow-writes", "--max-speed"]);
+    let j = replay_json(&[
+        log.to_str().unwrap(),
+        "--source",
+        &a,
+        "--target",
+        &b,
+        "--mode",
+        "all",
+        "--allow-writes",
+        "--max-speed",
+    ]);
     assert_eq!(j["mismatches"], 0, "{:#}", j["mismatch_groups"]);
-    assert_eq!(j["regressions"].as_array().unwrap().len(), 0, "{:#}", j["regressions"]);
+    assert_eq!(
+        j["regressions"].as_array().unwrap().len(),
+        0,
+        "{:#}",
+        j["regressions"]
+    );
     assert!(j["sides"]["source"]["commits"].as_u64().unwrap() > 100);
     assert!(j["compared"].as_u64().unwrap() > 5000);
-    assert_eq!(checksum("cutover_replay_a"), checksum("cutover_replay_b"), "both copies end in the same state");
-    assert_ne!(checksum("cutover_replay_a"), checksum(snap), "the writes were replayed");
+    assert_eq!(
+        checksum("cutover_replay_a"),
+        checksum("cutover_replay_b"),
+        "both copies end in the same state"
+    );
+    assert_ne!(
+        checksum("cutover_replay_a"),
+        checksum(snap),
+        "the writes were replayed"
+    );
     for d in [snap, "cutover_replay_a", "cutover_replay_b"] {
         mysql(None, &format!("DROP DATABASE {d}"));
     }
@@ -249,7 +447,20 @@ fn shards_merge_into_the_whole_and_bad_settings_are_refused() {
     let whole = replay_json(&[&log, "--source", &url, "--target", &url, "--max-speed"]);
     let mut parts = Vec::new();
     for k in 0..2 {
-        let out = cutover(&["replay", "-q", "--format", "json", &log, "--source", &url, "--target", &url, "--max-speed", "--shard", &format!("{k}/2")]);
+        let out = cutover(&[
+            "replay",
+            "-q",
+            "--format",
+            "json",
+            &log,
+            "--source",
+            &url,
+            "--target",
+            &url,
+            "--max-speed",
+            "--shard",
+            &format!("{k}/2"),
+        ]);
         let p = dir.path().join(format!("part{k}.json"));
         std::fs::write(&p, &out.stdout).unwrap();
         parts.push(p.display().to_string());
@@ -257,36 +468,69 @@ fn shards_merge_into_the_whole_and_bad_settings_are_refused() {
     let mut args = vec!["merge", "--format", "json"];
     args.extend(parts.iter().map(String::as_str));
     let out = cutover(&args);
-    let merged: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    assert_eq!(merged["compared"], whole["compared"], "merged {parts:?}: {}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(merged["sides"]["source"]["statements"], whole["sides"]["source"]["statements"]);
+    let merged: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        merged["compared"],
+        whole["compared"],
+        "merged {parts:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        merged["sides"]["source"]["statements"],
+        whole["sides"]["source"]["statements"]
+    );
     assert_eq!(merged["sessions"], whole["sessions"]);
-    assert_eq!(merged["sides"]["source"]["latency_ms"]["count"], whole["sides"]["source"]["latency_ms"]["count"]);
+    assert_eq!(
+        merged["sides"]["source"]["latency_ms"]["count"],
+        whole["sides"]["source"]["latency_ms"]["count"]
+    );
     // A scenario file holds the same settings.
     let scenario = dir.path().join("s.toml");
-    std::fs::write(&scenario, format!("logs = [{log:?}]\nsource = {url:?}\ntarget = {url:?}\nmax_speed = true\n")).unwrap();
+    std::fs::write(
+        &scenario,
+        format!("logs = [{log:?}]\nsource = {url:?}\ntarget = {url:?}\nmax_speed = true\n"),
+    )
+    .unwrap();
     let j = replay_json(&["--scenario", scenario.to_str().unwrap()]);
     assert_eq!(j["compared"], whole["compared"]);
     // --duration stops a slow replay cleanly, with the partial report.
     let slow = dir.path().join("slow-pace.log");
-    std::fs::write(
+    write_general_log(
         &slow,
-        "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n\
-         261202 21:16:40\t    30 Query\tSELECT 1\n\
+        "261202 21:16:40\t    30 Query\tSELECT 1\n\
          261202 21:16:50\t    30 Query\tSELECT 2\n\
          261202 21:17:40\t    30 Query\tSELECT 3\n",
     )
     .unwrap();
     let t0 = std::time::Instant::now();
-    let j = replay_json(&[slow.to_str().unwrap(), "--source", &url, "--speed", "1", "--duration", "2s"]);
+    let j = replay_json(&[
+        slow.to_str().unwrap(),
+        "--source",
+        &url,
+        "--speed",
+        "1",
+        "--duration",
+        "2s",
+    ]);
     assert_eq!(j["interrupted"], true);
-    assert!(t0.elapsed() < std::time::Duration::from_secs(8), "took {:?}", t0.elapsed());
-    assert_eq!(j["sides"]["source"]["statements"], 1, "only the first statement was due within 2 s");
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(8),
+        "took {:?}",
+        t0.elapsed()
+    );
+    assert_eq!(
+        j["sides"]["source"]["statements"], 1,
+        "only the first statement was due within 2 s"
+    );
     // Bad settings and unreachable servers: clear errors, exit 2, passwords masked.
     let out = cutover(&["replay", &log, "--source", "mysql://u:s3cret@127.0.0.1:1/x"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot connect") && !err.contains("s3cret"), "{err}");
+    assert!(
+        err.contains("cannot connect") && !err.contains("s3cret"),
+        "{err}"
+    );
     let out = cutover(&["replay", &log, "--source", &url, "--shard", "2/2"]);
     assert_eq!(out.status.code(), Some(2));
     mysql(None, &format!("DROP DATABASE {db}"));
@@ -300,10 +544,9 @@ fn a_dropped_connection_reconnects_with_its_session_state() {
     let url = with_db(&mysql_url(), db);
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("kill.log");
-    std::fs::write(
+    write_general_log(
         &log,
-        "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n\
-         261202 21:16:40\t    30 Query\tSET SESSION sql_mode = 'ANSI_QUOTES'\n\
+        "261202 21:16:40\t    30 Query\tSET SESSION sql_mode = 'ANSI_QUOTES'\n\
          \t\t    30 Query\tSELECT SLEEP(5) AS cutover_kill_me\n\
          \t\t    30 Query\tSELECT id FROM \"sbtest1\" WHERE id = 1\n",
     )
@@ -312,7 +555,10 @@ fn a_dropped_connection_reconnects_with_its_session_state() {
     let killer = std::thread::spawn(|| {
         for _ in 0..50 {
             std::thread::sleep(std::time::Duration::from_millis(100));
-            let ids = mysql(None, "SELECT id FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(5) AS cutover_kill_me%'");
+            let ids = mysql(
+                None,
+                "SELECT id FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(5) AS cutover_kill_me%'",
+            );
             if let Some(id) = ids.lines().next() {
                 mysql(None, &format!("KILL {id}"));
                 return true;
@@ -321,10 +567,17 @@ fn a_dropped_connection_reconnects_with_its_session_state() {
         false
     });
     let j = replay_json(&[log.to_str().unwrap(), "--source", &url, "--max-speed"]);
-    assert!(killer.join().unwrap(), "the sleeping statement was never seen");
+    assert!(
+        killer.join().unwrap(),
+        "the sleeping statement was never seen"
+    );
     let s = &j["sides"]["source"];
     assert_eq!(s["reconnects"], 1, "{s:#}");
-    assert_eq!(s["errors"], 1, "only the killed statement failed: {:#}", j["fingerprints"]);
+    assert_eq!(
+        s["errors"], 1,
+        "only the killed statement failed: {:#}",
+        j["fingerprints"]
+    );
     // The statement after the reconnect ran with the restored sql_mode: "sbtest1" names the table
     // under ANSI_QUOTES (without it, it is a string, and the statement a syntax error).
     assert_eq!(s["statements"], 3);

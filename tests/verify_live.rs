@@ -6,7 +6,7 @@ mod common;
 use serde_json::Value;
 use std::process::Command;
 
-use common::{mysql_url, pg_url, with_db, HOW_TO_START};
+use common::{HOW_TO_START, mysql_url, pg_url, with_db};
 
 const DB: &str = "cutover_verify";
 
@@ -31,7 +31,10 @@ fn load() {
            2000 + seq % 100, seq % 256 FROM seq_1_to_2000;
          CREATE TABLE nokey (a INT, b VARCHAR(10)); INSERT INTO nokey VALUES (1, 'x'), (1, 'x');"
     ));
-    psql("postgres", &format!("DROP DATABASE IF EXISTS {DB} WITH (FORCE)"));
+    psql(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {DB} WITH (FORCE)"),
+    );
     psql("postgres", &format!("CREATE DATABASE {DB}"));
     psql(
         DB,
@@ -49,16 +52,36 @@ fn load() {
 
 fn verify(extra: &[&str]) -> (Value, Option<i32>) {
     let (s, t) = (with_db(&mysql_url(), DB), with_db(&pg_url(), DB));
-    let mut args = vec!["verify", "--source", s.as_str(), "--target", t.as_str(), "--format", "json", "-q"];
+    let mut args = vec![
+        "verify",
+        "--source",
+        s.as_str(),
+        "--target",
+        t.as_str(),
+        "--format",
+        "json",
+        "-q",
+    ];
     args.extend_from_slice(extra);
-    let out = Command::new(env!("CARGO_BIN_EXE_cutover")).args(&args).output().expect("run cutover");
+    let out = Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(&args)
+        .output()
+        .expect("run cutover");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("cannot connect"), "{err}\n({HOW_TO_START})");
-    (serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}")), out.status.code())
+    (
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}")),
+        out.status.code(),
+    )
 }
 
 fn table<'a>(j: &'a Value, name: &str) -> &'a Value {
-    j["tables"].as_array().unwrap().iter().find(|t| t["table"] == name).unwrap_or_else(|| panic!("no {name} in {j:#}"))
+    j["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {j:#}"))
 }
 
 #[test]
@@ -67,7 +90,10 @@ fn identical_data_matches_and_seeded_differences_are_found_exactly() {
     let (j, code) = verify(&["--tables", "types", "--chunk-rows", "300"]);
     let t = table(&j, "types");
     assert_eq!(t["status"], "match", "{t:#}");
-    assert_eq!((t["rows_source"].as_u64(), t["rows_target"].as_u64()), (Some(2000), Some(2000)));
+    assert_eq!(
+        (t["rows_source"].as_u64(), t["rows_target"].as_u64()),
+        (Some(2000), Some(2000))
+    );
     assert_eq!(j["total_differences"], 0, "{j:#}");
     assert_eq!(code, Some(0));
     assert!(t["chunks"].as_u64().unwrap() >= 6);
@@ -94,17 +120,37 @@ fn identical_data_matches_and_seeded_differences_are_found_exactly() {
     assert_eq!(j["total_differences"], 9);
     let ex = t["examples"].as_array().unwrap();
     let cols_of = |key: &str| -> Vec<String> {
-        ex.iter().find(|e| e["key"] == key).map(|e| e["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+        ex.iter()
+            .find(|e| e["key"] == key)
+            .map(|e| {
+                e["columns"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
     };
     assert_eq!(cols_of("10"), ["i"]);
-    assert_eq!(cols_of("20"), ["vc"], "a change of letter case is a difference");
+    assert_eq!(
+        cols_of("20"),
+        ["vc"],
+        "a change of letter case is a difference"
+    );
     assert_eq!(cols_of("31"), ["vc"], "a trailing space is a difference");
     assert_eq!(cols_of("40"), ["dt"]);
     assert_eq!(cols_of("50"), ["d"]);
     assert_eq!(cols_of("60"), ["f"]);
     assert_eq!(cols_of("100"), ["tx"], "'' and NULL differ");
-    assert!(ex.iter().any(|e| e["key"] == "70" && e["kind"] == "missing_in_target"));
-    assert!(ex.iter().any(|e| e["key"] == "5000" && e["kind"] == "extra_in_target"));
+    assert!(
+        ex.iter()
+            .any(|e| e["key"] == "70" && e["kind"] == "missing_in_target")
+    );
+    assert!(
+        ex.iter()
+            .any(|e| e["key"] == "5000" && e["kind"] == "extra_in_target")
+    );
 
     // A table without a key is reported as not verified, never silently skipped.
     let (j, _) = verify(&[]);

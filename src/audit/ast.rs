@@ -15,7 +15,10 @@ use std::ops::ControlFlow;
 
 /// Parses one statement with sqlparser's MySQL dialect; `None` when it cannot.
 pub fn parse(sql: &str) -> Option<Statement> {
-    let mut p = Parser::new(&MySqlDialect {}).with_recursion_limit(200).try_with_sql(sql).ok()?;
+    let mut p = Parser::new(&MySqlDialect {})
+        .with_recursion_limit(200)
+        .try_with_sql(sql)
+        .ok()?;
     let st = p.parse_statement().ok()?;
     // Anything after the statement but a `;` means it was not understood as one statement.
     while p.consume_token(&sqlparser::tokenizer::Token::SemiColon) {}
@@ -35,7 +38,11 @@ struct Typed<'a> {
 
 impl<'a> Typed<'a> {
     fn of(ty: Ty) -> Typed<'a> {
-        Typed { ty, col: None, table: None }
+        Typed {
+            ty,
+            col: None,
+            table: None,
+        }
     }
     fn nullable(&self) -> bool {
         match (&self.ty, self.col) {
@@ -81,7 +88,8 @@ impl Visitor for TableCollector {
     type Break = ();
     fn pre_visit_table_factor(&mut self, tf: &TableFactor) -> ControlFlow<()> {
         if let TableFactor::Table { name, alias, .. } = tf {
-            self.refs.push((name.clone(), alias.as_ref().map(|a| a.name.clone())));
+            self.refs
+                .push((name.clone(), alias.as_ref().map(|a| a.name.clone())));
         }
         ControlFlow::Continue(())
     }
@@ -95,17 +103,33 @@ pub fn hits(stmt: &Statement, sql: &str, ctx: &Context) -> Vec<Hit> {
     let mut tc = TableCollector { refs: Vec::new() };
     let _ = stmt.visit(&mut tc);
     let mut scope = Vec::new();
-    let mut c = Checker { ctx, sql, scope: Vec::new(), aliases: Vec::new(), hits: Vec::new() };
+    let mut c = Checker {
+        ctx,
+        sql,
+        scope: Vec::new(),
+        aliases: Vec::new(),
+        hits: Vec::new(),
+    };
     for (name, alias) in &tc.refs {
-        let Some(ident) = last_ident(name) else { continue };
+        let Some(ident) = last_ident(name) else {
+            continue;
+        };
         let table = ctx.schema.and_then(|s| s.table(&ident.value));
         if let Some(t) = table {
             c.check_name_case(ident, &t.name);
         }
         c.check_reserved(ident);
-        scope.push(ScopeEntry { name: alias.as_ref().map_or(ident.value.clone(), |a| a.value.clone()), table });
+        scope.push(ScopeEntry {
+            name: alias
+                .as_ref()
+                .map_or(ident.value.clone(), |a| a.value.clone()),
+            table,
+        });
         if alias.is_some() {
-            scope.push(ScopeEntry { name: ident.value.clone(), table });
+            scope.push(ScopeEntry {
+                name: ident.value.clone(),
+                table,
+            });
         }
     }
     c.scope = scope;
@@ -124,7 +148,9 @@ pub fn hits(stmt: &Statement, sql: &str, ctx: &Context) -> Vec<Hit> {
 
 /// The findings for a MySQL column type on the target (CREATE/ALTER TABLE, and DDL on tokens).
 pub fn type_hits(profile: &Profile, t: &MySqlType, at: Option<(u64, u64)>, hits: &mut Vec<Hit>) {
-    let Some((key, m)) = profile.type_mapping(t) else { return };
+    let Some((key, m)) = profile.type_mapping(t) else {
+        return;
+    };
     let target = m.target.clone().unwrap_or_default();
     let detail = match &m.note {
         Some(n) => format!("{} → {target}: {n}", t.text.to_uppercase()),
@@ -147,12 +173,35 @@ pub fn type_hits(profile: &Profile, t: &MySqlType, at: Option<(u64, u64)>, hits:
 }
 
 const AGGREGATES: &[&str] = &[
-    "COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "BIT_AND", "BIT_OR", "BIT_XOR", "STD", "STDDEV", "STDDEV_POP", "STDDEV_SAMP", "VARIANCE",
-    "VAR_POP", "VAR_SAMP", "JSON_ARRAYAGG", "JSON_OBJECTAGG", "ANY_VALUE", "STRING_AGG",
+    "COUNT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "GROUP_CONCAT",
+    "BIT_AND",
+    "BIT_OR",
+    "BIT_XOR",
+    "STD",
+    "STDDEV",
+    "STDDEV_POP",
+    "STDDEV_SAMP",
+    "VARIANCE",
+    "VAR_POP",
+    "VAR_SAMP",
+    "JSON_ARRAYAGG",
+    "JSON_OBJECTAGG",
+    "ANY_VALUE",
+    "STRING_AGG",
 ];
 
 fn fn_name(f: &Function) -> String {
-    f.name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.to_ascii_uppercase()).unwrap_or_default()
+    f.name
+        .0
+        .last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.to_ascii_uppercase())
+        .unwrap_or_default()
 }
 
 fn fn_args(f: &Function) -> Vec<&Expr> {
@@ -162,7 +211,14 @@ fn fn_args(f: &Function) -> Vec<&Expr> {
             .iter()
             .filter_map(|a| match a {
                 FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
-                FunctionArg::Named { arg: FunctionArgExpr::Expr(e), .. } | FunctionArg::ExprNamed { arg: FunctionArgExpr::Expr(e), .. } => Some(e),
+                FunctionArg::Named {
+                    arg: FunctionArgExpr::Expr(e),
+                    ..
+                }
+                | FunctionArg::ExprNamed {
+                    arg: FunctionArgExpr::Expr(e),
+                    ..
+                } => Some(e),
                 _ => None,
             })
             .collect(),
@@ -179,10 +235,12 @@ fn has_aggregate(e: &Expr) -> bool {
     let mut found = false;
     let _ = visit_expressions(e, |x| {
         if let Expr::Function(f) = x
-            && f.over.is_none() && AGGREGATES.contains(&fn_name(f).as_str()) {
-                found = true;
-                return ControlFlow::Break(());
-            }
+            && f.over.is_none()
+            && AGGREGATES.contains(&fn_name(f).as_str())
+        {
+            found = true;
+            return ControlFlow::Break(());
+        }
         ControlFlow::Continue(())
     });
     found
@@ -194,7 +252,12 @@ fn plain_column_refs(e: &Expr, out: &mut Vec<Vec<Ident>>) {
         Expr::Identifier(i) => out.push(vec![i.clone()]),
         Expr::CompoundIdentifier(v) => out.push(v.clone()),
         Expr::Function(f) if f.over.is_none() && AGGREGATES.contains(&fn_name(f).as_str()) => {}
-        Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { target: InTarget::Subquery(_), .. } => {}
+        Expr::Subquery(_)
+        | Expr::Exists { .. }
+        | Expr::In {
+            target: InTarget::Subquery(_),
+            ..
+        } => {}
         other => {
             for_each_child(other, &mut |c| plain_column_refs(c, out));
         }
@@ -225,16 +288,25 @@ fn for_each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 list.iter().for_each(|x| f(x));
             }
         }
-        Expr::Between { expr, low, high, .. } => {
+        Expr::Between {
+            expr, low, high, ..
+        } => {
             f(expr);
             f(low);
             f(high);
         }
-        Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } | Expr::RLike { expr, pattern, .. } => {
+        Expr::Like { expr, pattern, .. }
+        | Expr::ILike { expr, pattern, .. }
+        | Expr::RLike { expr, pattern, .. } => {
             f(expr);
             f(pattern);
         }
-        Expr::Case { operand, conditions, else_result, .. } => {
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
             if let Some(o) = operand {
                 f(o);
             }
@@ -265,23 +337,41 @@ impl<'a, 'c> Checker<'a, 'c> {
     fn check_name_case(&mut self, ident: &Ident, declared: &str) {
         if ident.quote_style.is_none() && declared != declared.to_lowercase() {
             let (l, c) = ipos(ident);
-            self.push(Hit::new("CASE-001").pos(l, c).detail(format!("{} (declared as {declared})", ident.value)).rewrite(format!("\"{declared}\"")));
+            self.push(
+                Hit::new("CASE-001")
+                    .pos(l, c)
+                    .detail(format!("{} (declared as {declared})", ident.value))
+                    .rewrite(format!("\"{declared}\"")),
+            );
         }
     }
 
     fn check_reserved(&mut self, ident: &Ident) {
         if ident.quote_style.is_none() && self.profile().is_reserved(&ident.value) {
             let (l, c) = ipos(ident);
-            self.push(Hit::new("LEX-006").pos(l, c).detail(ident.value.clone()).rewrite(format!("\"{}\"", ident.value.to_lowercase())));
+            self.push(
+                Hit::new("LEX-006")
+                    .pos(l, c)
+                    .detail(ident.value.clone())
+                    .rewrite(format!("\"{}\"", ident.value.to_lowercase())),
+            );
         }
     }
 
     /// Resolves a column reference against the scope.
     fn resolve(&self, parts: &[Ident]) -> Option<(&'a Table, &'a Column)> {
         match parts {
-            [c] => self.scope.iter().filter_map(|s| s.table).find_map(|t| t.column(&c.value).map(|col| (t, col))),
+            [c] => self
+                .scope
+                .iter()
+                .filter_map(|s| s.table)
+                .find_map(|t| t.column(&c.value).map(|col| (t, col))),
             [.., t, c] => {
-                let table = self.scope.iter().find(|s| s.name.eq_ignore_ascii_case(&t.value)).and_then(|s| s.table)?;
+                let table = self
+                    .scope
+                    .iter()
+                    .find(|s| s.name.eq_ignore_ascii_case(&t.value))
+                    .and_then(|s| s.table)?;
                 table.column(&c.value).map(|col| (table, col))
             }
             _ => None,
@@ -294,7 +384,11 @@ impl<'a, 'c> Checker<'a, 'c> {
                 if let Some(last) = parts.last() {
                     self.check_name_case(last, &col.name);
                 }
-                Typed { ty: Ty::of_column(col, self.profile()), col: Some(col), table: Some(t) }
+                Typed {
+                    ty: Ty::of_column(col, self.profile()),
+                    col: Some(col),
+                    table: Some(t),
+                }
             }
             None => {
                 if let [one] = parts {
@@ -327,7 +421,10 @@ impl<'a, 'c> Checker<'a, 'c> {
                             let (l, c) = pos(&o.expr);
                             self.push(Hit::new("SEM-005").pos(l, c).detail(col.name.clone()));
                         }
-                        if col.mysql_type.is_text() && col.case_insensitive() && !matches!(t.ty, Ty::Enum(_)) {
+                        if col.mysql_type.is_text()
+                            && col.case_insensitive()
+                            && !matches!(t.ty, Ty::Enum(_))
+                        {
                             let (l, c) = pos(&o.expr);
                             self.push(Hit::new("CASE-005").pos(l, c).detail(col.name.clone()));
                         }
@@ -338,11 +435,18 @@ impl<'a, 'c> Checker<'a, 'c> {
                         all_columns = false;
                     }
                 }
-                if has_limit && self.ctx.schema.is_some() && !self.orders_uniquely(&cols, all_columns) {
+                if has_limit
+                    && self.ctx.schema.is_some()
+                    && !self.orders_uniquely(&cols, all_columns)
+                {
                     self.push(Hit::new("DML-015"));
                 }
             }
-        } else if has_limit && self.ctx.schema.is_some() && !matches!(*q.body, SetExpr::Values(_)) && !self.single_row_query(q) {
+        } else if has_limit
+            && self.ctx.schema.is_some()
+            && !matches!(*q.body, SetExpr::Values(_))
+            && !self.single_row_query(q)
+        {
             self.push(Hit::new("DML-015").detail("LIMIT without ORDER BY"));
         }
     }
@@ -357,9 +461,14 @@ impl<'a, 'c> Checker<'a, 'c> {
             if let Some(w) = &s.selection {
                 let mut eq_cols = Vec::new();
                 collect_equalities(w, &mut eq_cols);
-                let resolved: Vec<(&Table, &Column)> = eq_cols.iter().filter_map(|p| self.resolve(p)).collect();
+                let resolved: Vec<(&Table, &Column)> =
+                    eq_cols.iter().filter_map(|p| self.resolve(p)).collect();
                 for (t, _) in &resolved {
-                    let names: Vec<String> = resolved.iter().filter(|(t2, _)| std::ptr::eq(*t2, *t)).map(|(_, c)| c.name.clone()).collect();
+                    let names: Vec<String> = resolved
+                        .iter()
+                        .filter(|(t2, _)| std::ptr::eq(*t2, *t))
+                        .map(|(_, c)| c.name.clone())
+                        .collect();
                     if t.is_unique_on(&names) {
                         return true;
                     }
@@ -374,12 +483,20 @@ impl<'a, 'c> Checker<'a, 'c> {
             return false;
         }
         let t = cols[0].0;
-        let names: Vec<String> = cols.iter().filter(|(tb, _)| std::ptr::eq(*tb, t)).map(|(_, c)| c.name.clone()).collect();
+        let names: Vec<String> = cols
+            .iter()
+            .filter(|(tb, _)| std::ptr::eq(*tb, t))
+            .map(|(_, c)| c.name.clone())
+            .collect();
         t.is_unique_on(&names)
     }
 
     /// ORDER BY 2 / ORDER BY alias: the projection item it means.
-    fn order_target(&mut self, e: &Expr, projection: &[(Option<String>, Expr)]) -> Option<Typed<'a>> {
+    fn order_target(
+        &mut self,
+        e: &Expr,
+        projection: &[(Option<String>, Expr)],
+    ) -> Option<Typed<'a>> {
         match e {
             Expr::Value(v) => {
                 if let Value::Number(n, _) = &v.value {
@@ -390,7 +507,10 @@ impl<'a, 'c> Checker<'a, 'c> {
                 None
             }
             Expr::Identifier(id) => {
-                let (_, pe) = projection.iter().find(|(a, _)| a.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&id.value)))?;
+                let (_, pe) = projection.iter().find(|(a, _)| {
+                    a.as_deref()
+                        .is_some_and(|a| a.eq_ignore_ascii_case(&id.value))
+                })?;
                 if self.resolve(std::slice::from_ref(id)).is_some() {
                     return None;
                 }
@@ -416,16 +536,33 @@ impl<'a, 'c> Checker<'a, 'c> {
                 self.query(q);
                 Vec::new()
             }
-            SetExpr::SetOperation { left, right, op, set_quantifier } => {
+            SetExpr::SetOperation {
+                left,
+                right,
+                op,
+                set_quantifier,
+            } => {
                 let p = self.set_expr(left);
                 self.set_expr(right);
-                let distinct = matches!(set_quantifier, SetQuantifier::None | SetQuantifier::Distinct) && matches!(op, SetOperator::Union | SetOperator::Intersect | SetOperator::Except | SetOperator::Minus);
+                let distinct = matches!(
+                    set_quantifier,
+                    SetQuantifier::None | SetQuantifier::Distinct
+                ) && matches!(
+                    op,
+                    SetOperator::Union
+                        | SetOperator::Intersect
+                        | SetOperator::Except
+                        | SetOperator::Minus
+                );
                 if distinct {
                     for (_, e) in &p {
                         let t = self.expr_quiet(e);
                         if t.ci() {
                             let (l, c) = pos(e);
-                            self.push(Hit::new("CASE-004").pos(l, c).detail(format!("{op} on {}", t.col.map(|c| c.name.clone()).unwrap_or_default())));
+                            self.push(Hit::new("CASE-004").pos(l, c).detail(format!(
+                                "{op} on {}",
+                                t.col.map(|c| c.name.clone()).unwrap_or_default()
+                            )));
                         }
                     }
                 }
@@ -466,7 +603,10 @@ impl<'a, 'c> Checker<'a, 'c> {
                 let t = self.expr_quiet(e);
                 if t.ci() {
                     let (l, c) = pos(e);
-                    self.push(Hit::new("CASE-004").pos(l, c).detail(format!("DISTINCT {}", t.col.map(|c| c.name.clone()).unwrap_or_default())));
+                    self.push(Hit::new("CASE-004").pos(l, c).detail(format!(
+                        "DISTINCT {}",
+                        t.col.map(|c| c.name.clone()).unwrap_or_default()
+                    )));
                 }
             }
         }
@@ -475,7 +615,13 @@ impl<'a, 'c> Checker<'a, 'c> {
             for j in &twj.joins {
                 self.table_factor(&j.relation);
                 let constraint = match &j.join_operator {
-                    JoinOperator::Join(c) | JoinOperator::Inner(c) | JoinOperator::Left(c) | JoinOperator::LeftOuter(c) | JoinOperator::Right(c) | JoinOperator::RightOuter(c) | JoinOperator::FullOuter(c) => Some(c),
+                    JoinOperator::Join(c)
+                    | JoinOperator::Inner(c)
+                    | JoinOperator::Left(c)
+                    | JoinOperator::LeftOuter(c)
+                    | JoinOperator::Right(c)
+                    | JoinOperator::RightOuter(c)
+                    | JoinOperator::FullOuter(c) => Some(c),
                     _ => None,
                 };
                 if let Some(JoinConstraint::On(e)) = constraint {
@@ -491,10 +637,15 @@ impl<'a, 'c> Checker<'a, 'c> {
             _ => Vec::new(),
         };
         for g in &group {
-            let t = self.order_target(g, &projection).unwrap_or_else(|| self.expr(g));
+            let t = self
+                .order_target(g, &projection)
+                .unwrap_or_else(|| self.expr(g));
             if t.ci() {
                 let (l, c) = pos(g);
-                self.push(Hit::new("CASE-004").pos(l, c).detail(format!("GROUP BY {}", t.col.map(|c| c.name.clone()).unwrap_or_default())));
+                self.push(Hit::new("CASE-004").pos(l, c).detail(format!(
+                    "GROUP BY {}",
+                    t.col.map(|c| c.name.clone()).unwrap_or_default()
+                )));
             }
         }
         if !group.is_empty() {
@@ -511,7 +662,9 @@ impl<'a, 'c> Checker<'a, 'c> {
     fn table_factor(&mut self, tf: &TableFactor) {
         match tf {
             TableFactor::Derived { subquery, .. } => self.query(subquery),
-            TableFactor::NestedJoin { table_with_joins, .. } => {
+            TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => {
                 self.table_factor(&table_with_joins.relation);
                 for j in &table_with_joins.joins {
                     self.table_factor(&j.relation);
@@ -533,9 +686,16 @@ impl<'a, 'c> Checker<'a, 'c> {
         // The text before the alias: was it AS?
         let offset = line_col_to_offset(self.sql, start.line, start.column);
         let before = self.sql[..offset].trim_end();
-        let has_as = before.len() >= 2 && before[before.len() - 2..].eq_ignore_ascii_case("as") && before[..before.len() - 2].ends_with(|c: char| !c.is_alphanumeric() && c != '_');
+        let has_as = before.len() >= 2
+            && before[before.len() - 2..].eq_ignore_ascii_case("as")
+            && before[..before.len() - 2].ends_with(|c: char| !c.is_alphanumeric() && c != '_');
         if !has_as && self.profile().needs_as(&alias.value) {
-            self.push(Hit::new("LEX-006A").pos(start.line, start.column).detail(alias.value.clone()).rewrite(format!("AS {}", alias.value)));
+            self.push(
+                Hit::new("LEX-006A")
+                    .pos(start.line, start.column)
+                    .detail(alias.value.clone())
+                    .rewrite(format!("AS {}", alias.value)),
+            );
         }
     }
 
@@ -546,10 +706,22 @@ impl<'a, 'c> Checker<'a, 'c> {
         for g in group {
             let target = match g {
                 Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => n.parse::<usize>().ok().and_then(|i| projection.get(i.wrapping_sub(1))).map(|(_, e)| e.clone()),
+                    Value::Number(n, _) => n
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|i| projection.get(i.wrapping_sub(1)))
+                        .map(|(_, e)| e.clone()),
                     _ => None,
                 },
-                Expr::Identifier(id) if self.resolve(std::slice::from_ref(id)).is_none() => projection.iter().find(|(a, _)| a.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&id.value))).map(|(_, e)| e.clone()),
+                Expr::Identifier(id) if self.resolve(std::slice::from_ref(id)).is_none() => {
+                    projection
+                        .iter()
+                        .find(|(a, _)| {
+                            a.as_deref()
+                                .is_some_and(|a| a.eq_ignore_ascii_case(&id.value))
+                        })
+                        .map(|(_, e)| e.clone())
+                }
                 _ => None,
             };
             let g2 = target.unwrap_or_else(|| g.clone());
@@ -572,13 +744,23 @@ impl<'a, 'c> Checker<'a, 'c> {
             let mut refs = Vec::new();
             plain_column_refs(e, &mut refs);
             for r in refs {
-                let Some((t, c)) = self.resolve(&r) else { continue };
+                let Some((t, c)) = self.resolve(&r) else {
+                    continue;
+                };
                 let tp = t as *const Table;
-                if grouped.iter().any(|(gt, gc)| *gt == Some(tp) && *gc == c.name.to_lowercase()) {
+                if grouped
+                    .iter()
+                    .any(|(gt, gc)| *gt == Some(tp) && *gc == c.name.to_lowercase())
+                {
                     continue;
                 }
                 // Functionally dependent on the table's grouped primary key.
-                let pk_grouped = !t.primary_key.is_empty() && t.primary_key.iter().all(|k| grouped.iter().any(|(gt, gc)| *gt == Some(tp) && *gc == k.to_lowercase()));
+                let pk_grouped = !t.primary_key.is_empty()
+                    && t.primary_key.iter().all(|k| {
+                        grouped
+                            .iter()
+                            .any(|(gt, gc)| *gt == Some(tp) && *gc == k.to_lowercase())
+                    });
                 if !pk_grouped {
                     let (l, cl) = pos(e);
                     self.push(Hit::new("DML-023").pos(l, cl).detail(c.name.clone()));
@@ -596,7 +778,12 @@ impl<'a, 'c> Checker<'a, 'c> {
             ControlFlow::<()>::Continue(())
         });
         for r in refs {
-            if self.resolve(std::slice::from_ref(&r)).is_none() && self.aliases.iter().any(|a| a.eq_ignore_ascii_case(&r.value)) {
+            if self.resolve(std::slice::from_ref(&r)).is_none()
+                && self
+                    .aliases
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(&r.value))
+            {
                 let (l, c) = ipos(&r);
                 self.push(Hit::new("DML-020").pos(l, c).detail(r.value.clone()));
             }
@@ -622,7 +809,11 @@ impl<'a, 'c> Checker<'a, 'c> {
         let t = self.expr(e);
         if matches!(t.ty, Ty::Int | Ty::Numeric | Ty::Text | Ty::Char) && t.col.is_some() {
             let (l, c) = pos(e);
-            self.push(Hit::new("SEM-020").pos(l, c).detail(format!("WHERE on a {} column", t.ty.name())));
+            self.push(
+                Hit::new("SEM-020")
+                    .pos(l, c)
+                    .detail(format!("WHERE on a {} column", t.ty.name())),
+            );
         }
     }
 
@@ -633,8 +824,13 @@ impl<'a, 'c> Checker<'a, 'c> {
             Expr::Identifier(i) => self.column_typed(std::slice::from_ref(i)),
             Expr::CompoundIdentifier(v) => self.column_typed(v),
             Expr::Value(v) => Typed::of(match &v.value {
-                Value::Number(n, _) => Ty::NumLit { text: n.clone(), integer: !n.contains(['.', 'e', 'E']) },
-                Value::SingleQuotedString(s) | Value::NationalStringLiteral(s) | Value::EscapedStringLiteral(s) => Ty::StrLit(s.clone()),
+                Value::Number(n, _) => Ty::NumLit {
+                    text: n.clone(),
+                    integer: !n.contains(['.', 'e', 'E']),
+                },
+                Value::SingleQuotedString(s)
+                | Value::NationalStringLiteral(s)
+                | Value::EscapedStringLiteral(s) => Ty::StrLit(s.clone()),
                 Value::Boolean(_) => Ty::Bool,
                 Value::Null => Ty::Null,
                 _ => Ty::Unknown,
@@ -644,7 +840,10 @@ impl<'a, 'c> Checker<'a, 'c> {
                 let t = self.expr(expr);
                 match op {
                     UnaryOperator::Minus | UnaryOperator::Plus => match t.ty {
-                        Ty::NumLit { text, integer } => Typed::of(Ty::NumLit { text: format!("-{text}"), integer }),
+                        Ty::NumLit { text, integer } => Typed::of(Ty::NumLit {
+                            text: format!("-{text}"),
+                            integer,
+                        }),
                         Ty::Bool => {
                             let (l, c) = pos(e);
                             self.push(Hit::new("SEM-015").pos(l, c).detail("-flag"));
@@ -671,11 +870,19 @@ impl<'a, 'c> Checker<'a, 'c> {
                 let t = self.expr(x);
                 if t.ty.is_numeric() || t.ty.is_text() {
                     let (l, c) = pos(e);
-                    self.push(Hit::new("SEM-020").pos(l, c).detail(format!("IS TRUE on {}", t.ty.name())));
+                    self.push(
+                        Hit::new("SEM-020")
+                            .pos(l, c)
+                            .detail(format!("IS TRUE on {}", t.ty.name())),
+                    );
                 }
                 Typed::of(Ty::Bool)
             }
-            Expr::In { expr, target: InTarget::List(list), .. } => {
+            Expr::In {
+                expr,
+                target: InTarget::List(list),
+                ..
+            } => {
                 let t = self.expr(expr);
                 for item in list {
                     let it = self.expr(item);
@@ -683,12 +890,18 @@ impl<'a, 'c> Checker<'a, 'c> {
                 }
                 Typed::of(Ty::Bool)
             }
-            Expr::In { expr, target: InTarget::Subquery(subquery), .. } => {
+            Expr::In {
+                expr,
+                target: InTarget::Subquery(subquery),
+                ..
+            } => {
                 self.expr(expr);
                 self.query(subquery);
                 Typed::of(Ty::Bool)
             }
-            Expr::Between { expr, low, high, .. } => {
+            Expr::Between {
+                expr, low, high, ..
+            } => {
                 let t = self.expr(expr);
                 let lo = self.expr(low);
                 let hi = self.expr(high);
@@ -703,14 +916,23 @@ impl<'a, 'c> Checker<'a, 'c> {
             Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => {
                 let t = self.expr(expr);
                 self.expr(pattern);
-                if t.ty.is_numeric() || t.ty.is_temporal() || matches!(t.ty, Ty::Bool | Ty::Enum(_)) {
+                if t.ty.is_numeric() || t.ty.is_temporal() || matches!(t.ty, Ty::Bool | Ty::Enum(_))
+                {
                     if t.ty.is_typed() {
                         let (l, c) = pos(e);
-                        self.push(Hit::new("SEM-019").pos(l, c).detail(format!("{} LIKE", t.ty.name())));
+                        self.push(
+                            Hit::new("SEM-019")
+                                .pos(l, c)
+                                .detail(format!("{} LIKE", t.ty.name())),
+                        );
                     }
                 } else if t.ci() && matches!(e, Expr::Like { .. }) {
                     let (l, c) = pos(e);
-                    self.push(Hit::new("CASE-003").pos(l, c).detail(t.col.map(|c| c.name.clone()).unwrap_or_default()));
+                    self.push(
+                        Hit::new("CASE-003")
+                            .pos(l, c)
+                            .detail(t.col.map(|c| c.name.clone()).unwrap_or_default()),
+                    );
                 }
                 Typed::of(Ty::Bool)
             }
@@ -720,7 +942,9 @@ impl<'a, 'c> Checker<'a, 'c> {
                 Typed::of(Ty::Bool)
             }
             Expr::Function(f) => self.function(e, f),
-            Expr::Cast { expr, data_type, .. } => {
+            Expr::Cast {
+                expr, data_type, ..
+            } => {
                 self.expr(expr);
                 let dt = data_type.to_string();
                 let (l, c) = pos(e);
@@ -731,13 +955,24 @@ impl<'a, 'c> Checker<'a, 'c> {
                 }
                 Typed::of(cast_ty(&dt))
             }
-            Expr::Convert { expr, data_type, .. } => {
+            Expr::Convert {
+                expr, data_type, ..
+            } => {
                 self.expr(expr);
                 let (l, c) = pos(e);
                 self.push(Hit::new("DML-017V").pos(l, c));
-                Typed::of(data_type.as_ref().map_or(Ty::Text, |d| cast_ty(&d.to_string())))
+                Typed::of(
+                    data_type
+                        .as_ref()
+                        .map_or(Ty::Text, |d| cast_ty(&d.to_string())),
+                )
             }
-            Expr::Case { operand, conditions, else_result, .. } => {
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
                 let op = operand.as_ref().map(|o| self.expr(o));
                 let mut result: Option<Typed<'a>> = None;
                 for cw in conditions {
@@ -754,11 +989,16 @@ impl<'a, 'c> Checker<'a, 'c> {
                     let rt = self.expr(x);
                     if let Some(r) = &result
                         && r.ty.is_numeric()
-                            && let Ty::StrLit(s) = &rt.ty
-                                && literal_for(&Ty::Numeric, s) == Literal::Invalid {
-                                    let (l, c) = pos(x.as_ref());
-                                    self.push(Hit::new("SEM-001L").pos(l, c).detail(format!("'{s}' with numeric CASE results")));
-                                }
+                        && let Ty::StrLit(s) = &rt.ty
+                        && literal_for(&Ty::Numeric, s) == Literal::Invalid
+                    {
+                        let (l, c) = pos(x.as_ref());
+                        self.push(
+                            Hit::new("SEM-001L")
+                                .pos(l, c)
+                                .detail(format!("'{s}' with numeric CASE results")),
+                        );
+                    }
                 }
                 Typed::of(result.map_or(Ty::Unknown, |r| r.ty))
             }
@@ -774,7 +1014,12 @@ impl<'a, 'c> Checker<'a, 'c> {
                 self.expr(expr);
                 Typed::of(Ty::Numeric)
             }
-            Expr::Substring { expr, substring_from, substring_for, .. } => {
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
                 let t = self.expr(expr);
                 let from = substring_from.as_ref().map(|x| self.expr(x));
                 if let Some(x) = substring_for {
@@ -782,13 +1027,21 @@ impl<'a, 'c> Checker<'a, 'c> {
                 }
                 if t.ty.is_numeric() && t.ty.is_typed() {
                     let (l, c) = pos(e);
-                    self.push(Hit::new("FN-ARGS").pos(l, c).detail(format!("substring({} …)", t.ty.name())));
+                    self.push(
+                        Hit::new("FN-ARGS")
+                            .pos(l, c)
+                            .detail(format!("substring({} …)", t.ty.name())),
+                    );
                 }
-                if let Some(Typed { ty: Ty::NumLit { text, .. }, .. }) = &from
-                    && (text.starts_with('-') || text == "0") {
-                        let (l, c) = pos(e);
-                        self.push(Hit::new("FN-DIFFERS").pos(l, c).detail("SUBSTRING with a negative or zero start: counts from the end (negative) or returns '' (0) in MySQL").rewrite("right(s, n)"));
-                    }
+                if let Some(Typed {
+                    ty: Ty::NumLit { text, .. },
+                    ..
+                }) = &from
+                    && (text.starts_with('-') || text == "0")
+                {
+                    let (l, c) = pos(e);
+                    self.push(Hit::new("FN-DIFFERS").pos(l, c).detail("SUBSTRING with a negative or zero start: counts from the end (negative) or returns '' (0) in MySQL").rewrite("right(s, n)"));
+                }
                 Typed::of(Ty::Text)
             }
             Expr::Trim { expr, .. } => {
@@ -804,10 +1057,19 @@ impl<'a, 'c> Checker<'a, 'c> {
             Expr::TypedString(ts) => {
                 let t = cast_ty(&ts.data_type.to_string());
                 if let Value::SingleQuotedString(s) = &ts.value.value
-                    && literal_for(&t, s) == Literal::Invalid {
-                        let (l, c) = pos(e);
-                        self.push(Hit::new(if t.is_temporal() { "SEM-017" } else { "SEM-001L" }).pos(l, c).detail(format!("'{s}'")));
-                    }
+                    && literal_for(&t, s) == Literal::Invalid
+                {
+                    let (l, c) = pos(e);
+                    self.push(
+                        Hit::new(if t.is_temporal() {
+                            "SEM-017"
+                        } else {
+                            "SEM-001L"
+                        })
+                        .pos(l, c)
+                        .detail(format!("'{s}'")),
+                    );
+                }
                 Typed::of(t)
             }
             Expr::Collate { expr, .. } => self.expr(expr),
@@ -818,7 +1080,7 @@ impl<'a, 'c> Checker<'a, 'c> {
                 Typed::of(Ty::Unknown)
             }
             other => {
-                self.scan_expr_functions(other);
+                self.scan_functions(other);
                 Typed::of(Ty::Unknown)
             }
         }
@@ -833,11 +1095,21 @@ impl<'a, 'c> Checker<'a, 'c> {
                 self.compare(e, &l, &r, op);
                 Typed::of(Ty::Bool)
             }
-            Plus | Minus | Multiply | Divide | Modulo | MyIntegerDivide => self.arith(e, &l, &r, op, right),
+            Plus | Minus | Multiply | Divide | Modulo | MyIntegerDivide => {
+                self.arith(e, &l, &r, op, right)
+            }
             StringConcat => {
                 // MySQL's default sql_mode reads || as OR.
                 let (ln, cn) = pos(e);
-                let rule = if matches!(l.ty, Ty::Bool) || matches!(r.ty, Ty::Bool) || is_condition(left) || is_condition(right) { "LEX-007E" } else { "LEX-007" };
+                let rule = if matches!(l.ty, Ty::Bool)
+                    || matches!(r.ty, Ty::Bool)
+                    || is_condition(left)
+                    || is_condition(right)
+                {
+                    "LEX-007E"
+                } else {
+                    "LEX-007"
+                };
                 self.push(Hit::new(rule).pos(ln, cn));
                 Typed::of(Ty::Text)
             }
@@ -845,7 +1117,11 @@ impl<'a, 'c> Checker<'a, 'c> {
                 for (t, x) in [(&l, left), (&r, right)] {
                     if (t.ty.is_numeric() || t.ty.is_text()) && t.ty.is_typed() {
                         let (ln, cn) = pos(x);
-                        self.push(Hit::new("SEM-020").pos(ln, cn).detail(format!("{} operand of {op}", t.ty.name())));
+                        self.push(
+                            Hit::new("SEM-020")
+                                .pos(ln, cn)
+                                .detail(format!("{} operand of {op}", t.ty.name())),
+                        );
                     }
                 }
                 Typed::of(Ty::Bool)
@@ -857,7 +1133,10 @@ impl<'a, 'c> Checker<'a, 'c> {
     /// A comparison between two typed operands.
     fn compare(&mut self, at: &Expr, l: &Typed<'a>, r: &Typed<'a>, op: &BinaryOperator) {
         let (line, col) = pos(at);
-        let ordering = matches!(op, BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq);
+        let ordering = matches!(
+            op,
+            BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq
+        );
         for (a, b) in [(l, r), (r, l)] {
             match (&a.ty, &b.ty) {
                 // A typed operand against a quoted literal: the literal must be valid for the type.
@@ -869,19 +1148,35 @@ impl<'a, 'c> Checker<'a, 'c> {
                                 Ty::Enum(_) => "SEM-016",
                                 _ => "SEM-001L",
                             };
-                            self.push(Hit::new(rule).pos(line, col).detail(format!("'{s}' for a {} value", t.name())));
+                            self.push(
+                                Hit::new(rule)
+                                    .pos(line, col)
+                                    .detail(format!("'{s}' for a {} value", t.name())),
+                            );
                         }
-                        Literal::ValidDifferent(why) => self.push(Hit::new("SEM-017W").pos(line, col).detail(format!("'{s}': {why}"))),
+                        Literal::ValidDifferent(why) => self.push(
+                            Hit::new("SEM-017W")
+                                .pos(line, col)
+                                .detail(format!("'{s}': {why}")),
+                        ),
                         Literal::Valid => {}
                     }
                     if matches!(t, Ty::Enum(_)) && ordering {
                         self.push(Hit::new("SEM-016R").pos(line, col));
                     }
                     if a.ci() && matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq) {
-                        self.push(Hit::new("CASE-002").pos(line, col).detail(a.col.map(|c| c.name.clone()).unwrap_or_default()));
+                        self.push(
+                            Hit::new("CASE-002")
+                                .pos(line, col)
+                                .detail(a.col.map(|c| c.name.clone()).unwrap_or_default()),
+                        );
                     }
                     if a.ci() && ordering {
-                        self.push(Hit::new("SEM-028").pos(line, col).detail(format!("{op} on a string column")));
+                        self.push(
+                            Hit::new("SEM-028")
+                                .pos(line, col)
+                                .detail(format!("{op} on a string column")),
+                        );
                     }
                     if s.ends_with(' ') && a.col.is_some_and(|c| c.pad_space()) {
                         self.push(Hit::new("CASE-006").pos(line, col).detail(format!("'{s}'")));
@@ -889,52 +1184,102 @@ impl<'a, 'c> Checker<'a, 'c> {
                     return;
                 }
                 // A number against a typed non-number.
-                (t, Ty::NumLit { .. } | Ty::Int | Ty::Numeric | Ty::Float) if t.is_typed() && !t.is_numeric() => {
+                (t, Ty::NumLit { .. } | Ty::Int | Ty::Numeric | Ty::Float)
+                    if t.is_typed() && !t.is_numeric() =>
+                {
                     let rule = match t {
                         Ty::Bool => "SEM-015",
                         Ty::Enum(_) => "SEM-016",
                         Ty::Bits | Ty::Json | Ty::Bytes | Ty::Interval => "SEM-001",
                         _ => "SEM-001",
                     };
-                    self.push(Hit::new(rule).pos(line, col).detail(format!("{} {op} {}", t.name(), b.ty.name())));
+                    self.push(Hit::new(rule).pos(line, col).detail(format!(
+                        "{} {op} {}",
+                        t.name(),
+                        b.ty.name()
+                    )));
                     return;
                 }
                 _ => {}
             }
         }
         // Two columns.
-        if l.ty.is_text() && r.ty.is_text() && (l.ci() || r.ci()) && matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq) {
-            self.push(Hit::new("CASE-002").pos(line, col).detail("comparison of case-insensitive string columns"));
+        if l.ty.is_text()
+            && r.ty.is_text()
+            && (l.ci() || r.ci())
+            && matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq)
+        {
+            self.push(
+                Hit::new("CASE-002")
+                    .pos(line, col)
+                    .detail("comparison of case-insensitive string columns"),
+            );
         }
-        if matches!(op, BinaryOperator::Eq) && (matches!(l.ty, Ty::Float) && l.col.is_some() || matches!(r.ty, Ty::Float) && r.col.is_some()) {
+        if matches!(op, BinaryOperator::Eq)
+            && (matches!(l.ty, Ty::Float) && l.col.is_some()
+                || matches!(r.ty, Ty::Float) && r.col.is_some())
+        {
             self.push(Hit::new("SEM-024").pos(line, col));
         }
         if matches!(l.ty, Ty::Null) || matches!(r.ty, Ty::Null) {
             return;
         }
-        if l.ty.is_typed() && r.ty.is_typed() && class_of(&l.ty) != class_of(&r.ty) && !(l.ty.is_temporal() && r.ty.is_temporal()) {
-            self.push(Hit::new("SEM-001").pos(line, col).detail(format!("{} {op} {}", l.ty.name(), r.ty.name())));
+        if l.ty.is_typed()
+            && r.ty.is_typed()
+            && class_of(&l.ty) != class_of(&r.ty)
+            && !(l.ty.is_temporal() && r.ty.is_temporal())
+        {
+            self.push(Hit::new("SEM-001").pos(line, col).detail(format!(
+                "{} {op} {}",
+                l.ty.name(),
+                r.ty.name()
+            )));
         }
     }
 
-    fn arith(&mut self, at: &Expr, l: &Typed<'a>, r: &Typed<'a>, op: &BinaryOperator, right: &Expr) -> Typed<'a> {
+    fn arith(
+        &mut self,
+        at: &Expr,
+        l: &Typed<'a>,
+        r: &Typed<'a>,
+        op: &BinaryOperator,
+        right: &Expr,
+    ) -> Typed<'a> {
         let (line, col) = pos(at);
         if matches!(l.ty, Ty::Bool) || matches!(r.ty, Ty::Bool) {
-            self.push(Hit::new("SEM-015").pos(line, col).detail(format!("boolean {op}")));
+            self.push(
+                Hit::new("SEM-015")
+                    .pos(line, col)
+                    .detail(format!("boolean {op}")),
+            );
             return Typed::of(Ty::Unknown);
         }
         if let (Ty::StrLit(a), Ty::StrLit(b)) = (&l.ty, &r.ty) {
-            self.push(Hit::new("SEM-001").pos(line, col).detail(format!("'{a}' {op} '{b}': operator is not unique")));
+            self.push(
+                Hit::new("SEM-001")
+                    .pos(line, col)
+                    .detail(format!("'{a}' {op} '{b}': operator is not unique")),
+            );
             return Typed::of(Ty::Unknown);
         }
         for (a, b) in [(l, r), (r, l)] {
             if let Ty::StrLit(s) = &b.ty
-                && a.ty.is_numeric() && literal_for(&Ty::Numeric, s) == Literal::Invalid {
-                    self.push(Hit::new("SEM-001L").pos(line, col).detail(format!("'{s}' in arithmetic")));
-                    return Typed::of(Ty::Unknown);
-                }
+                && a.ty.is_numeric()
+                && literal_for(&Ty::Numeric, s) == Literal::Invalid
+            {
+                self.push(
+                    Hit::new("SEM-001L")
+                        .pos(line, col)
+                        .detail(format!("'{s}' in arithmetic")),
+                );
+                return Typed::of(Ty::Unknown);
+            }
             if a.ty.is_text() && a.ty.is_typed() && b.ty.is_numeric() {
-                self.push(Hit::new("SEM-001").pos(line, col).detail(format!("{} {op} {}", a.ty.name(), b.ty.name())));
+                self.push(Hit::new("SEM-001").pos(line, col).detail(format!(
+                    "{} {op} {}",
+                    a.ty.name(),
+                    b.ty.name()
+                )));
                 return Typed::of(Ty::Unknown);
             }
         }
@@ -946,22 +1291,32 @@ impl<'a, 'c> Checker<'a, 'c> {
                 self.push(Hit::new("SEM-018").pos(line, col));
                 return Typed::of(Ty::Date);
             }
-            self.push(Hit::new("SEM-001").pos(line, col).detail(format!("{} {op} number", d.name())));
+            self.push(
+                Hit::new("SEM-001")
+                    .pos(line, col)
+                    .detail(format!("{} {op} number", d.name())),
+            );
             return Typed::of(Ty::Unknown);
         }
-        if matches!(op, BinaryOperator::Divide | BinaryOperator::Modulo | BinaryOperator::MyIntegerDivide) {
+        if matches!(
+            op,
+            BinaryOperator::Divide | BinaryOperator::Modulo | BinaryOperator::MyIntegerDivide
+        ) {
             if let Ty::NumLit { text, .. } = &r.ty
-                && text.trim_start_matches('-').trim_start_matches('0').trim_start_matches('.').trim_start_matches('0').is_empty() {
-                    let (rl, rc) = pos(right);
-                    self.push(Hit::new("SEM-003").pos(rl, rc).detail(format!("{op} 0")));
-                }
+                && is_zero_literal(text)
+            {
+                let (rl, rc) = pos(right);
+                self.push(Hit::new("SEM-003").pos(rl, rc).detail(format!("{op} 0")));
+            }
             if matches!(op, BinaryOperator::Divide) && l.ty.is_integer() && r.ty.is_integer() {
                 self.push(Hit::new("SEM-002").pos(line, col));
             }
         }
         let ty = if matches!(l.ty, Ty::Float) || matches!(r.ty, Ty::Float) {
             Ty::Float
-        } else if matches!(l.ty, Ty::Numeric | Ty::NumLit { integer: false, .. }) || matches!(r.ty, Ty::Numeric | Ty::NumLit { integer: false, .. }) {
+        } else if matches!(l.ty, Ty::Numeric | Ty::NumLit { integer: false, .. })
+            || matches!(r.ty, Ty::Numeric | Ty::NumLit { integer: false, .. })
+        {
             Ty::Numeric
         } else if l.ty.is_integer() && r.ty.is_integer() {
             Ty::Int
@@ -1012,14 +1367,29 @@ impl<'a, 'c> Checker<'a, 'c> {
             }
             // Argument classes.
             if let Some(variants) = &m.args
-                && let Some(v) = variants.iter().find(|v| v.len() == tys.len()) {
-                    for (t, class) in tys.iter().zip(v) {
-                        if !accepts(class, &t.ty) {
-                            self.push(Hit::new("FN-ARGS").pos(line, col).detail(format!("{}({} …): no such function for {}", name.to_lowercase(), t.ty.name(), t.ty.name())).rewrite(format!("cast the argument: {}(x::{})", name.to_lowercase(), if class == "text" { "text" } else { "numeric" })));
-                            break;
-                        }
+                && let Some(v) = variants.iter().find(|v| v.len() == tys.len())
+            {
+                for (t, class) in tys.iter().zip(v) {
+                    if !accepts(class, &t.ty) {
+                        self.push(
+                            Hit::new("FN-ARGS")
+                                .pos(line, col)
+                                .detail(format!(
+                                    "{}({} …): no such function for {}",
+                                    name.to_lowercase(),
+                                    t.ty.name(),
+                                    t.ty.name()
+                                ))
+                                .rewrite(format!(
+                                    "cast the argument: {}(x::{})",
+                                    name.to_lowercase(),
+                                    if class == "text" { "text" } else { "numeric" }
+                                )),
+                        );
+                        break;
                     }
                 }
+            }
         }
         // Semantics specific to a few functions.
         match name.as_str() {
@@ -1027,9 +1397,13 @@ impl<'a, 'c> Checker<'a, 'c> {
                 if let Some(typed) = tys.iter().find(|t| t.ty.is_typed() && !t.ty.is_text()) {
                     for t in &tys {
                         if let Ty::StrLit(s) = &t.ty
-                            && literal_for(&typed.ty, s) == Literal::Invalid {
-                                self.push(Hit::new("SEM-001L").pos(line, col).detail(format!("'{s}' mixed with {} in {name}()", typed.ty.name())));
-                            }
+                            && literal_for(&typed.ty, s) == Literal::Invalid
+                        {
+                            self.push(Hit::new("SEM-001L").pos(line, col).detail(format!(
+                                "'{s}' mixed with {} in {name}()",
+                                typed.ty.name()
+                            )));
+                        }
                     }
                 }
             }
@@ -1037,9 +1411,17 @@ impl<'a, 'c> Checker<'a, 'c> {
                 for t in &tys {
                     match t.ty {
                         Ty::Bool | Ty::Timestamp | Ty::TimestampTz if t.col.is_some() => {
-                            self.push(Hit::new("SEM-027").pos(line, col).detail(format!("{name}() of a {} column", t.ty.name())));
+                            self.push(
+                                Hit::new("SEM-027")
+                                    .pos(line, col)
+                                    .detail(format!("{name}() of a {} column", t.ty.name())),
+                            );
                         }
-                        Ty::Char if t.col.is_some() => self.push(Hit::new("SEM-023").pos(line, col).detail(format!("{name}() of a CHAR column"))),
+                        Ty::Char if t.col.is_some() => self.push(
+                            Hit::new("SEM-023")
+                                .pos(line, col)
+                                .detail(format!("{name}() of a CHAR column")),
+                        ),
                         _ => {}
                     }
                 }
@@ -1047,7 +1429,19 @@ impl<'a, 'c> Checker<'a, 'c> {
             "SUM" | "AVG" => {
                 if let Some(t) = tys.first() {
                     if matches!(t.ty, Ty::Text | Ty::Char | Ty::Bool | Ty::Enum(_)) {
-                        self.push(Hit::new(if matches!(t.ty, Ty::Bool) { "SEM-015" } else { "SEM-021" }).pos(line, col).detail(format!("{}({})", name.to_lowercase(), t.ty.name())));
+                        self.push(
+                            Hit::new(if matches!(t.ty, Ty::Bool) {
+                                "SEM-015"
+                            } else {
+                                "SEM-021"
+                            })
+                            .pos(line, col)
+                            .detail(format!(
+                                "{}({})",
+                                name.to_lowercase(),
+                                t.ty.name()
+                            )),
+                        );
                     } else if name == "AVG" && matches!(t.ty, Ty::Numeric) {
                         self.push(Hit::new("SEM-025").pos(line, col));
                     }
@@ -1055,63 +1449,62 @@ impl<'a, 'c> Checker<'a, 'c> {
             }
             "MIN" | "MAX" => {
                 if let Some(t) = tys.first()
-                    && t.ci() && t.ty.is_text() {
-                        self.push(Hit::new("CASE-005").pos(line, col).detail(format!("{name}() of a case-insensitive string column")));
-                    }
+                    && t.ci()
+                    && t.ty.is_text()
+                {
+                    self.push(
+                        Hit::new("CASE-005")
+                            .pos(line, col)
+                            .detail(format!("{name}() of a case-insensitive string column")),
+                    );
+                }
             }
             "COUNT" if is_distinct_call(f) => {
                 if let Some(t) = tys.first()
-                    && t.ci() {
-                        self.push(Hit::new("CASE-004").pos(line, col).detail("COUNT(DISTINCT) of a case-insensitive string column"));
-                    }
+                    && t.ci()
+                {
+                    self.push(
+                        Hit::new("CASE-004")
+                            .pos(line, col)
+                            .detail("COUNT(DISTINCT) of a case-insensitive string column"),
+                    );
+                }
             }
             "MOD" => {
-                if let Some(Typed { ty: Ty::NumLit { text, .. }, .. }) = tys.get(1)
-                    && text.trim_start_matches('-').trim_start_matches('0').trim_start_matches('.').trim_start_matches('0').is_empty() {
-                        self.push(Hit::new("SEM-003").pos(line, col).detail("MOD(x, 0)"));
-                    }
+                if let Some(Typed {
+                    ty: Ty::NumLit { text, .. },
+                    ..
+                }) = tys.get(1)
+                    && is_zero_literal(text)
+                {
+                    self.push(Hit::new("SEM-003").pos(line, col).detail("MOD(x, 0)"));
+                }
             }
             _ => {}
         }
         let ret = match m.returns.as_deref() {
-            Some(r) if r.starts_with("arg") => r[3..].parse::<usize>().ok().and_then(|i| tys.get(i.wrapping_sub(1))).map(|t| match &t.ty {
-                Ty::NumLit { integer: true, .. } => Ty::Int,
-                Ty::NumLit { .. } => Ty::Numeric,
-                Ty::StrLit(_) => Ty::Text,
-                other => other.clone(),
-            }),
+            Some(r) if r.starts_with("arg") => r[3..]
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| tys.get(i.wrapping_sub(1)))
+                .map(|t| match &t.ty {
+                    Ty::NumLit { integer: true, .. } => Ty::Int,
+                    Ty::NumLit { .. } => Ty::Numeric,
+                    Ty::StrLit(_) => Ty::Text,
+                    other => other.clone(),
+                }),
             Some(class) => Some(Ty::from_class(class, &[])),
             None => None,
         };
         Typed::of(ret.unwrap_or(Ty::Unknown))
     }
 
-    /// Function checks for statements walked without typing (SET, CALL, …).
-    fn scan_functions(&mut self, stmt: &Statement) {
+    /// Function checks for whatever is walked without typing (SET, CALL, DDL expressions, …).
+    fn scan_functions<V: Visit>(&mut self, node: &V) {
         let mut found = Vec::new();
-        let _ = visit_expressions(stmt, |x| {
+        let _ = visit_expressions(node, |x| {
             if let Expr::Function(f) = x {
                 found.push((fn_name(f), pos(x)));
-            }
-            ControlFlow::<()>::Continue(())
-        });
-        for (n, (l, c)) in found {
-            let mut hs = Vec::new();
-            function_hit(self.profile(), &n, 0, &mut hs);
-            for h in hs {
-                self.push(Hit { offset: None, ..h }.pos(l, c));
-            }
-        }
-    }
-
-    fn scan_expr_functions(&mut self, e: &Expr) {
-        let mut found = Vec::new();
-        let _ = visit_expressions(e, |x| {
-            if let Expr::Function(f) = x {
-                found.push((fn_name(f), pos(x)));
-            }
-            if let Expr::Subquery(_) = x {
-                return ControlFlow::<()>::Continue(());
             }
             ControlFlow::<()>::Continue(())
         });
@@ -1145,8 +1538,16 @@ impl<'a, 'c> Checker<'a, 'c> {
             }
         }
         match (&target, &v.ty) {
-            (Ty::Bool, Ty::NumLit { .. } | Ty::Int | Ty::Numeric) => self.push(Hit::new("SEM-015").pos(line, c).detail(format!("{} is boolean on the target", col.name))),
-            (Ty::Enum(_), Ty::NumLit { .. }) => self.push(Hit::new("SEM-016").pos(line, c).detail(format!("number into enum column {}", col.name))),
+            (Ty::Bool, Ty::NumLit { .. } | Ty::Int | Ty::Numeric) => self.push(
+                Hit::new("SEM-015")
+                    .pos(line, c)
+                    .detail(format!("{} is boolean on the target", col.name)),
+            ),
+            (Ty::Enum(_), Ty::NumLit { .. }) => self.push(
+                Hit::new("SEM-016")
+                    .pos(line, c)
+                    .detail(format!("number into enum column {}", col.name)),
+            ),
             (t, Ty::StrLit(s)) if t.is_typed() => match literal_for(t, s) {
                 Literal::Invalid => {
                     let rule = match t {
@@ -1154,30 +1555,55 @@ impl<'a, 'c> Checker<'a, 'c> {
                         Ty::Enum(_) => "SEM-016",
                         _ => "SEM-001L",
                     };
-                    self.push(Hit::new(rule).pos(line, c).detail(format!("'{s}' into {} ({})", col.name, t.name())));
+                    self.push(Hit::new(rule).pos(line, c).detail(format!(
+                        "'{s}' into {} ({})",
+                        col.name,
+                        t.name()
+                    )));
                 }
-                Literal::ValidDifferent(why) => self.push(Hit::new("SEM-017W").pos(line, c).detail(format!("'{s}': {why}"))),
+                Literal::ValidDifferent(why) => self.push(
+                    Hit::new("SEM-017W")
+                        .pos(line, c)
+                        .detail(format!("'{s}': {why}")),
+                ),
                 Literal::Valid => {}
             },
-            (t, Ty::Bool) if t.is_numeric() || t.is_text() => self.push(Hit::new("SEM-015").pos(line, c).detail(format!("boolean into {} column {}", t.name(), col.name))),
+            (t, Ty::Bool) if t.is_numeric() || t.is_text() => {
+                self.push(Hit::new("SEM-015").pos(line, c).detail(format!(
+                    "boolean into {} column {}",
+                    t.name(),
+                    col.name
+                )))
+            }
             _ => {}
         }
     }
 
     fn insert(&mut self, ins: &Insert) {
         let table = match &ins.table {
-            TableObject::TableName(n) => last_ident(n).and_then(|i| self.ctx.schema.and_then(|s| s.table(&i.value))),
+            TableObject::TableName(n) => {
+                last_ident(n).and_then(|i| self.ctx.schema.and_then(|s| s.table(&i.value)))
+            }
             _ => None,
         };
         for c in &ins.columns {
             if let (Some(t), Some(id)) = (table, c.0.last().and_then(|p| p.as_ident()))
-                && let Some(col) = t.column(&id.value) {
-                    self.check_name_case(id, &col.name);
-                }
+                && let Some(col) = t.column(&id.value)
+            {
+                self.check_name_case(id, &col.name);
+            }
         }
         let cols: Vec<Option<&'a Column>> = match table {
             Some(t) if ins.columns.is_empty() => t.columns.iter().map(Some).collect(),
-            Some(t) => ins.columns.iter().map(|c| c.0.last().and_then(|p| p.as_ident()).and_then(|i| t.column(&i.value))).collect(),
+            Some(t) => ins
+                .columns
+                .iter()
+                .map(|c| {
+                    c.0.last()
+                        .and_then(|p| p.as_ident())
+                        .and_then(|i| t.column(&i.value))
+                })
+                .collect(),
             None => Vec::new(),
         };
         if let Some(src) = &ins.source {
@@ -1206,7 +1632,9 @@ impl<'a, 'c> Checker<'a, 'c> {
         let col = match &a.target {
             AssignmentTarget::ColumnName(n) => {
                 let parts: Vec<Ident> = n.0.iter().filter_map(|p| p.as_ident().cloned()).collect();
-                self.resolve(&parts).map(|(_, c)| c).or_else(|| table.and_then(|t| parts.last().and_then(|i| t.column(&i.value))))
+                self.resolve(&parts)
+                    .map(|(_, c)| c)
+                    .or_else(|| table.and_then(|t| parts.last().and_then(|i| t.column(&i.value))))
             }
             _ => None,
         };
@@ -1220,7 +1648,9 @@ impl<'a, 'c> Checker<'a, 'c> {
 
     fn update(&mut self, u: &Update) {
         let table = match &u.table.relation {
-            TableFactor::Table { name, .. } => last_ident(name).and_then(|i| self.ctx.schema.and_then(|s| s.table(&i.value))),
+            TableFactor::Table { name, .. } => {
+                last_ident(name).and_then(|i| self.ctx.schema.and_then(|s| s.table(&i.value)))
+            }
             _ => None,
         };
         let mut assigned: Vec<String> = Vec::new();
@@ -1230,7 +1660,9 @@ impl<'a, 'c> Checker<'a, 'c> {
             let _ = visit_expressions(&a.value, |x| {
                 match x {
                     Expr::Identifier(i) => reads.push(i.value.to_lowercase()),
-                    Expr::CompoundIdentifier(v) => reads.extend(v.last().map(|i| i.value.to_lowercase())),
+                    Expr::CompoundIdentifier(v) => {
+                        reads.extend(v.last().map(|i| i.value.to_lowercase()))
+                    }
                     _ => {}
                 }
                 ControlFlow::<()>::Continue(())
@@ -1241,12 +1673,17 @@ impl<'a, 'c> Checker<'a, 'c> {
             }
             self.assignment(a, table);
             if let AssignmentTarget::ColumnName(n) = &a.target
-                && let Some(i) = n.0.last().and_then(|p| p.as_ident()) {
-                    assigned.push(i.value.to_lowercase());
-                }
+                && let Some(i) = n.0.last().and_then(|p| p.as_ident())
+            {
+                assigned.push(i.value.to_lowercase());
+            }
         }
         for j in &u.table.joins {
-            if let JoinOperator::Join(JoinConstraint::On(e)) | JoinOperator::Inner(JoinConstraint::On(e)) | JoinOperator::Left(JoinConstraint::On(e)) | JoinOperator::LeftOuter(JoinConstraint::On(e)) = &j.join_operator {
+            if let JoinOperator::Join(JoinConstraint::On(e))
+            | JoinOperator::Inner(JoinConstraint::On(e))
+            | JoinOperator::Left(JoinConstraint::On(e))
+            | JoinOperator::LeftOuter(JoinConstraint::On(e)) = &j.join_operator
+            {
                 self.condition(e);
             }
         }
@@ -1270,24 +1707,49 @@ impl<'a, 'c> Checker<'a, 'c> {
         self.check_reserved(&c.name);
         for o in &c.options {
             match &o.option {
-                ColumnOption::OnUpdate(_) => self.push(Hit::new("DDL-009").pos(l, cl).detail(c.name.value.clone())),
-                ColumnOption::Comment(_) => self.push(Hit::new("DDL-003").pos(l, cl).detail(c.name.value.clone())),
-                ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => self.push(Hit::new("DDL-026").pos(l, cl).detail(o.option.to_string())),
+                ColumnOption::OnUpdate(_) => {
+                    self.push(Hit::new("DDL-009").pos(l, cl).detail(c.name.value.clone()))
+                }
+                ColumnOption::Comment(_) => {
+                    self.push(Hit::new("DDL-003").pos(l, cl).detail(c.name.value.clone()))
+                }
+                ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {
+                    self.push(Hit::new("DDL-026").pos(l, cl).detail(o.option.to_string()))
+                }
                 ColumnOption::Generated { .. } => {
                     let text = o.option.to_string().to_ascii_uppercase();
-                    if text.contains("VIRTUAL") || !text.contains("STORED") || !text.contains("GENERATED ALWAYS") {
+                    if text.contains("VIRTUAL")
+                        || !text.contains("STORED")
+                        || !text.contains("GENERATED ALWAYS")
+                    {
                         self.push(Hit::new("DDL-011").pos(l, cl).detail(c.name.value.clone()));
                     }
                 }
                 ColumnOption::Default(e) => {
                     let text = e.to_string();
                     if text.contains("0000-00-00") {
-                        self.push(Hit::new("TYP-ZERO").pos(l, cl).detail(format!("DEFAULT {text}")));
+                        self.push(
+                            Hit::new("TYP-ZERO")
+                                .pos(l, cl)
+                                .detail(format!("DEFAULT {text}")),
+                        );
                     }
                 }
                 other => {
-                    if other.to_string().to_ascii_uppercase().contains("AUTO_INCREMENT") {
-                        self.push(Hit::new("DDL-001").pos(l, cl).detail(c.name.value.clone()).rewrite(format!("{} BIGINT GENERATED BY DEFAULT AS IDENTITY", c.name.value)));
+                    if other
+                        .to_string()
+                        .to_ascii_uppercase()
+                        .contains("AUTO_INCREMENT")
+                    {
+                        self.push(
+                            Hit::new("DDL-001")
+                                .pos(l, cl)
+                                .detail(c.name.value.clone())
+                                .rewrite(format!(
+                                    "{} BIGINT GENERATED BY DEFAULT AS IDENTITY",
+                                    c.name.value
+                                )),
+                        );
                         self.push(Hit::new("SEM-010").pos(l, cl).detail(c.name.value.clone()));
                     }
                 }
@@ -1296,7 +1758,11 @@ impl<'a, 'c> Checker<'a, 'c> {
         // `VARCHAR(20) CHARACTER SET x COLLATE y` may be inside the type.
         let dt = c.data_type.to_string().to_ascii_uppercase();
         if dt.contains("CHARACTER SET") || dt.contains(" COLLATE ") {
-            self.push(Hit::new("DDL-026").pos(l, cl).detail(c.data_type.to_string()));
+            self.push(
+                Hit::new("DDL-026")
+                    .pos(l, cl)
+                    .detail(c.data_type.to_string()),
+            );
         }
     }
 
@@ -1311,8 +1777,15 @@ impl<'a, 'c> Checker<'a, 'c> {
             let text = k.to_string();
             let up = text.to_ascii_uppercase();
             if up.starts_with("FULLTEXT") || up.starts_with("SPATIAL") {
-                self.push(Hit::new("DDL-020").detail(text.split_whitespace().next().unwrap_or("").to_string()));
-            } else if up.starts_with("KEY") || up.starts_with("INDEX") || up.contains("UNIQUE KEY") || up.contains("UNIQUE INDEX") {
+                self.push(
+                    Hit::new("DDL-020")
+                        .detail(text.split_whitespace().next().unwrap_or("").to_string()),
+                );
+            } else if up.starts_with("KEY")
+                || up.starts_with("INDEX")
+                || up.contains("UNIQUE KEY")
+                || up.contains("UNIQUE INDEX")
+            {
                 self.push(Hit::new("DDL-004").detail(text.chars().take(60).collect::<String>()));
             }
             if up.contains("USING BTREE") || up.contains("USING HASH") {
@@ -1334,7 +1807,8 @@ impl<'a, 'c> Checker<'a, 'c> {
         for op in &at.operations {
             match op {
                 AlterTableOperation::AddColumn { column_def, .. } => self.column_def(column_def),
-                AlterTableOperation::ModifyColumn { .. } | AlterTableOperation::ChangeColumn { .. } => {}
+                AlterTableOperation::ModifyColumn { .. }
+                | AlterTableOperation::ChangeColumn { .. } => {}
                 other => {
                     let up = other.to_string().to_ascii_uppercase();
                     if up.starts_with("ADD FULLTEXT") || up.starts_with("ADD SPATIAL") {
@@ -1348,7 +1822,9 @@ impl<'a, 'c> Checker<'a, 'c> {
 
 /// `name(10)` inside a key's column list.
 fn has_prefix_length(key: &str) -> bool {
-    let Some(open) = key.find('(') else { return false };
+    let Some(open) = key.find('(') else {
+        return false;
+    };
     let inner = &key[open + 1..key.rfind(')').unwrap_or(key.len())];
     let b = inner.as_bytes();
     (0..b.len()).any(|i| b[i] == b'(' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
@@ -1360,9 +1836,21 @@ fn is_condition(e: &Expr) -> bool {
         Expr::Nested(x) => is_condition(x),
         Expr::BinaryOp { op, .. } => matches!(
             op,
-            BinaryOperator::Eq | BinaryOperator::NotEq | BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq | BinaryOperator::And | BinaryOperator::Or
+            BinaryOperator::Eq
+                | BinaryOperator::NotEq
+                | BinaryOperator::Lt
+                | BinaryOperator::LtEq
+                | BinaryOperator::Gt
+                | BinaryOperator::GtEq
+                | BinaryOperator::And
+                | BinaryOperator::Or
         ),
-        Expr::IsNull(_) | Expr::IsNotNull(_) | Expr::In { .. } | Expr::Between { .. } | Expr::Like { .. } | Expr::Exists { .. } => true,
+        Expr::IsNull(_)
+        | Expr::IsNotNull(_)
+        | Expr::In { .. }
+        | Expr::Between { .. }
+        | Expr::Like { .. }
+        | Expr::Exists { .. } => true,
         _ => false,
     }
 }
@@ -1370,11 +1858,19 @@ fn is_condition(e: &Expr) -> bool {
 /// Column references compared for equality with a constant (`WHERE id = 5 AND x = 'a'`).
 fn collect_equalities(e: &Expr, out: &mut Vec<Vec<Ident>>) {
     match e {
-        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
             collect_equalities(left, out);
             collect_equalities(right, out);
         }
-        Expr::BinaryOp { left, op: BinaryOperator::Eq, right } => {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } => {
             for (a, b) in [(left, right), (right, left)] {
                 if matches!(**b, Expr::Value(_)) {
                     match &**a {
@@ -1423,7 +1919,9 @@ fn cast_ty(dt: &str) -> Ty {
     let u = dt.to_ascii_uppercase();
     let base = u.split([' ', '(']).next().unwrap_or("");
     match base {
-        "INT" | "INTEGER" | "BIGINT" | "SMALLINT" | "TINYINT" | "SIGNED" | "UNSIGNED" | "YEAR" => Ty::Int,
+        "INT" | "INTEGER" | "BIGINT" | "SMALLINT" | "TINYINT" | "SIGNED" | "UNSIGNED" | "YEAR" => {
+            Ty::Int
+        }
         "DECIMAL" | "NUMERIC" | "DEC" => Ty::Numeric,
         "FLOAT" | "DOUBLE" | "REAL" => Ty::Float,
         "CHAR" | "VARCHAR" | "TEXT" | "NCHAR" | "CHARACTER" => Ty::Text,
@@ -1442,9 +1940,21 @@ fn line_col_to_offset(text: &str, line: u64, column: u64) -> usize {
     let mut off = 0usize;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i as u64 + 1 == line {
-            return off + l.char_indices().nth(column.saturating_sub(1) as usize).map_or(l.len(), |(b, _)| b);
+            return off
+                + l.char_indices()
+                    .nth(column.saturating_sub(1) as usize)
+                    .map_or(l.len(), |(b, _)| b);
         }
         off += l.len();
     }
     text.len()
+}
+
+/// A numeric literal that is zero (`0`, `-0`, `0.0`, `.0`).
+fn is_zero_literal(text: &str) -> bool {
+    text.trim_start_matches('-')
+        .trim_start_matches('0')
+        .trim_start_matches('.')
+        .trim_start_matches('0')
+        .is_empty()
 }

@@ -10,10 +10,16 @@ use std::path::Path;
 
 /// The catalogs shipped with cutover.
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("postgres-family", include_str!("../../checklists/postgres-family.toml")),
+    (
+        "postgres-family",
+        include_str!("../../checklists/postgres-family.toml"),
+    ),
     ("postgres", include_str!("../../checklists/postgres.toml")),
     ("kingbase", include_str!("../../checklists/kingbase.toml")),
-    ("kingbase-pg", include_str!("../../checklists/kingbase-pg.toml")),
+    (
+        "kingbase-pg",
+        include_str!("../../checklists/kingbase-pg.toml"),
+    ),
     ("kaiwudb", include_str!("../../checklists/kaiwudb.toml")),
 ];
 
@@ -147,7 +153,9 @@ struct Keywords {
 /// Why a profile could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum CatalogError {
-    #[error("no target profile {0:?}: use postgres, kingbase or kaiwudb (or add checklists/{0}.toml)")]
+    #[error(
+        "no target profile {0:?}: use postgres, kingbase or kaiwudb (or add checklists/{0}.toml)"
+    )]
     Unknown(String),
     #[error("checklists/{file}.toml: {message}")]
     Invalid { file: String, message: String },
@@ -159,10 +167,17 @@ fn source_of(id: &str, dir: Option<&Path>) -> Result<String, CatalogError> {
     if let Some(d) = dir {
         let p = d.join(format!("{id}.toml"));
         if p.exists() {
-            return std::fs::read_to_string(&p).map_err(|e| CatalogError::Invalid { file: id.to_string(), message: e.to_string() });
+            return std::fs::read_to_string(&p).map_err(|e| CatalogError::Invalid {
+                file: id.to_string(),
+                message: e.to_string(),
+            });
         }
     }
-    BUILTIN.iter().find(|(n, _)| *n == id).map(|(_, s)| s.to_string()).ok_or_else(|| CatalogError::Unknown(id.to_string()))
+    BUILTIN
+        .iter()
+        .find(|(n, _)| *n == id)
+        .map(|(_, s)| s.to_string())
+        .ok_or_else(|| CatalogError::Unknown(id.to_string()))
 }
 
 /// Merges `over` into `base`, field by field.
@@ -175,13 +190,20 @@ fn merge(base: &mut BTreeMap<String, toml::Table>, over: BTreeMap<String, toml::
     }
 }
 
-fn typed<T: for<'de> Deserialize<'de>>(file: &str, section: &str, m: BTreeMap<String, toml::Table>) -> Result<BTreeMap<String, T>, CatalogError> {
+fn typed<T: for<'de> Deserialize<'de>>(
+    file: &str,
+    section: &str,
+    m: BTreeMap<String, toml::Table>,
+) -> Result<BTreeMap<String, T>, CatalogError> {
     m.into_iter()
         .map(|(k, v)| {
             toml::Value::Table(v)
                 .try_into::<T>()
                 .map(|t| (k.clone(), t))
-                .map_err(|e| CatalogError::Invalid { file: file.to_string(), message: format!("[{section}.{k}]: {e}") })
+                .map_err(|e| CatalogError::Invalid {
+                    file: file.to_string(),
+                    message: format!("[{section}.{k}]: {e}"),
+                })
         })
         .collect()
 }
@@ -195,9 +217,15 @@ pub fn load_profile(id: &str, dir: Option<&Path>) -> Result<Profile, CatalogErro
             return Err(CatalogError::Cycle(cur));
         }
         let text = source_of(&cur, dir)?;
-        let file: ProfileFile = toml::from_str(&text).map_err(|e| CatalogError::Invalid { file: cur.clone(), message: e.to_string() })?;
+        let file: ProfileFile = toml::from_str(&text).map_err(|e| CatalogError::Invalid {
+            file: cur.clone(),
+            message: e.to_string(),
+        })?;
         if file.profile.id != cur {
-            return Err(CatalogError::Invalid { file: cur.clone(), message: format!("[profile] id is {:?}, expected {cur:?}", file.profile.id) });
+            return Err(CatalogError::Invalid {
+                file: cur.clone(),
+                message: format!("[profile] id is {:?}, expected {cur:?}", file.profile.id),
+            });
         }
         next = file.profile.extends.clone();
         chain.push((cur, file));
@@ -226,7 +254,10 @@ pub fn load_profile(id: &str, dir: Option<&Path>) -> Result<Profile, CatalogErro
     let rules: BTreeMap<String, Rule> = typed(id, "rules", rules)?;
     for (rid, r) in &rules {
         if r.severity.is_none() {
-            return Err(CatalogError::Invalid { file: id.to_string(), message: format!("[rules.{rid}] has no severity") });
+            return Err(CatalogError::Invalid {
+                file: id.to_string(),
+                message: format!("[rules.{rid}] has no severity"),
+            });
         }
     }
     Ok(Profile {
@@ -234,9 +265,18 @@ pub fn load_profile(id: &str, dir: Option<&Path>) -> Result<Profile, CatalogErro
         name,
         rules,
         types: typed(id, "types", types)?,
-        functions: typed(id, "functions", functions)?.into_iter().map(|(k, v)| (k.to_ascii_uppercase(), v)).collect(),
-        reserved_words: reserved.into_iter().map(|w| w.to_ascii_uppercase()).collect(),
-        as_label_words: as_label.into_iter().map(|w| w.to_ascii_uppercase()).collect(),
+        functions: typed(id, "functions", functions)?
+            .into_iter()
+            .map(|(k, v)| (k.to_ascii_uppercase(), v))
+            .collect(),
+        reserved_words: reserved
+            .into_iter()
+            .map(|w| w.to_ascii_uppercase())
+            .collect(),
+        as_label_words: as_label
+            .into_iter()
+            .map(|w| w.to_ascii_uppercase())
+            .collect(),
         lineage,
     })
 }
@@ -270,15 +310,21 @@ impl Profile {
             keys.push(format!("{}(N)", t.base));
         }
         keys.push(t.base.clone());
-        keys.into_iter().find_map(|k| self.types.get_key_value(&k)).map(|(k, v)| (k.as_str(), v))
+        keys.into_iter()
+            .find_map(|k| self.types.get_key_value(&k))
+            .map(|(k, v)| (k.as_str(), v))
     }
 
     pub fn is_reserved(&self, word: &str) -> bool {
-        self.reserved_words.iter().any(|w| w.eq_ignore_ascii_case(word))
+        self.reserved_words
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(word))
     }
 
     pub fn needs_as(&self, word: &str) -> bool {
-        self.as_label_words.iter().any(|w| w.eq_ignore_ascii_case(word))
+        self.as_label_words
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(word))
     }
 }
 
@@ -290,7 +336,11 @@ mod tests {
     fn builtin_profiles_load_and_extend() {
         for id in ["postgres", "kingbase", "kingbase-pg", "kaiwudb"] {
             let p = load_profile(id, None).unwrap_or_else(|e| panic!("{id}: {e}"));
-            assert_eq!(p.lineage.first().map(String::as_str), Some("postgres-family"), "{id}");
+            assert_eq!(
+                p.lineage.first().map(String::as_str),
+                Some("postgres-family"),
+                "{id}"
+            );
             assert!(p.rules.len() > 50, "{id}: {} rules", p.rules.len());
             for (rid, r) in &p.rules {
                 assert!(!r.message.is_empty(), "{id} {rid} has no message");

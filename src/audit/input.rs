@@ -42,8 +42,13 @@ pub struct AuditInput {
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
     #[error("{path}: cannot read the SQL script: {source}")]
-    Script { path: String, source: std::io::Error },
-    #[error("{path}: the SQL script is not UTF-8 text (byte {offset}); convert it (iconv -f latin1 -t utf-8) and run again")]
+    Script {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "{path}: the SQL script is not UTF-8 text (byte {offset}); convert it (iconv -f latin1 -t utf-8) and run again"
+    )]
     NotUtf8 { path: String, offset: usize },
     #[error("{0} (if it is a SQL script, give it a .sql name)")]
     Log(CaptureError),
@@ -51,23 +56,37 @@ pub enum InputError {
 
 /// True when `path` names a SQL script rather than a captured log.
 pub fn is_script(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     name.ends_with(".sql") || name.ends_with(".sql.gz")
 }
 
 /// Reads a SQL script: every statement, in order.
 pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
     let display = path.display().to_string();
-    let raw = std::fs::read(path).map_err(|e| InputError::Script { path: display.clone(), source: e })?;
+    let raw = std::fs::read(path).map_err(|e| InputError::Script {
+        path: display.clone(),
+        source: e,
+    })?;
     let bytes = if display.to_ascii_lowercase().ends_with(".gz") {
         let mut out = Vec::new();
         use std::io::Read;
-        flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut out).map_err(|e| InputError::Script { path: display.clone(), source: e })?;
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .map_err(|e| InputError::Script {
+                path: display.clone(),
+                source: e,
+            })?;
         out
     } else {
         raw
     };
-    let text = String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 { path: display.clone(), offset: e.utf8_error().valid_up_to() })?;
+    let text = String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
+        path: display.clone(),
+        offset: e.utf8_error().valid_up_to(),
+    })?;
     Ok(script_statements(&text, &display))
 }
 
@@ -86,16 +105,28 @@ pub fn script_statements(text: &str, name: &str) -> AuditInput {
             sample: String::from_utf8_lossy(&red.text).into_owned(),
             count: 1,
             total_time_s: None,
-            origin: StatementOrigin { file: name.to_string(), line: st.line as u64, column: st.column as u64 },
+            origin: StatementOrigin {
+                file: name.to_string(),
+                line: st.line as u64,
+                column: st.column as u64,
+            },
         });
     }
     let executions = statements.len() as u64;
-    AuditInput { statements, notes: Vec::new(), executions }
+    AuditInput {
+        statements,
+        notes: Vec::new(),
+        executions,
+    }
 }
 
 /// Reads captured logs: one statement per fingerprint, in order of first appearance. `progress` is
 /// called after each batch with (bytes read, total bytes when known).
-pub fn read_logs(paths: &[PathBuf], opts: CaptureOptions, mut progress: impl FnMut(u64, Option<u64>)) -> Result<AuditInput, InputError> {
+pub fn read_logs(
+    paths: &[PathBuf],
+    opts: CaptureOptions,
+    mut progress: impl FnMut(u64, Option<u64>),
+) -> Result<AuditInput, InputError> {
     let mut reader = EventReader::open(paths, opts).map_err(InputError::Log)?;
     let mut texts: FxHashMap<u64, String> = FxHashMap::default();
     let mut index: FxHashMap<u64, usize> = FxHashMap::default();
@@ -110,14 +141,22 @@ pub fn read_logs(paths: &[PathBuf], opts: CaptureOptions, mut progress: impl FnM
             }
             executions += 1;
             let slot = *index.entry(ev.fingerprint_id).or_insert_with(|| {
-                let file = reader.inputs().get(ev.origin.file as usize).map(|i| i.path.clone()).unwrap_or_default();
+                let file = reader
+                    .inputs()
+                    .get(ev.origin.file as usize)
+                    .map(|i| i.path.clone())
+                    .unwrap_or_default();
                 statements.push(DistinctStatement {
                     fingerprint: texts.get(&ev.fingerprint_id).cloned().unwrap_or_default(),
                     fingerprint_id: format_id(ev.fingerprint_id),
                     sample: ev.sql_lossy().into_owned(),
                     count: 0,
                     total_time_s: None,
-                    origin: StatementOrigin { file, line: ev.origin.line, column: 1 },
+                    origin: StatementOrigin {
+                        file,
+                        line: ev.origin.line,
+                        column: 1,
+                    },
                 });
                 timed.push(false);
                 statements.len() - 1
@@ -139,13 +178,27 @@ pub fn read_logs(paths: &[PathBuf], opts: CaptureOptions, mut progress: impl FnM
             st.fingerprint = fingerprint(st.sample.as_bytes());
         }
     }
-    let notes = reader.diagnostics().examples.iter().map(crate::capture::describe_note).collect();
-    Ok(AuditInput { statements, notes, executions })
+    let notes = reader
+        .diagnostics()
+        .examples
+        .iter()
+        .map(crate::capture::describe_note)
+        .collect();
+    Ok(AuditInput {
+        statements,
+        notes,
+        executions,
+    })
 }
 
 /// Reads every input, scripts and logs alike, into one list (statements of later inputs follow).
-pub fn read_inputs(paths: &[PathBuf], opts: CaptureOptions, mut progress: impl FnMut(u64, Option<u64>)) -> Result<AuditInput, InputError> {
-    let (scripts, logs): (Vec<PathBuf>, Vec<PathBuf>) = paths.iter().cloned().partition(|p| is_script(p));
+pub fn read_inputs(
+    paths: &[PathBuf],
+    opts: CaptureOptions,
+    mut progress: impl FnMut(u64, Option<u64>),
+) -> Result<AuditInput, InputError> {
+    let (scripts, logs): (Vec<PathBuf>, Vec<PathBuf>) =
+        paths.iter().cloned().partition(|p| is_script(p));
     let mut all = AuditInput::default();
     for p in &scripts {
         let one = read_script(p)?;

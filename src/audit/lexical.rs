@@ -32,7 +32,11 @@ pub fn toks(sql: &str) -> Vec<Tok> {
                 spaced = true;
             }
             _ => {
-                out.push(Tok { t, in_version_comment: in_vc, spaced });
+                out.push(Tok {
+                    t,
+                    in_version_comment: in_vc,
+                    spaced,
+                });
                 spaced = false;
             }
         }
@@ -46,7 +50,8 @@ fn text<'a>(sql: &'a str, t: &Token) -> &'a str {
 
 /// True when a column of this name exists anywhere in the schema.
 fn is_column_name(ctx: &Context, name: &str) -> bool {
-    ctx.schema.is_some_and(|s| s.tables.iter().any(|t| t.column(name).is_some()))
+    ctx.schema
+        .is_some_and(|s| s.tables.iter().any(|t| t.column(name).is_some()))
 }
 
 pub fn hits(sql: &str, ctx: &Context) -> Vec<Hit> {
@@ -58,16 +63,29 @@ pub fn hits(sql: &str, ctx: &Context) -> Vec<Hit> {
         match t.kind {
             TokenKind::Comment if b[t.start] == b'#' => hits.push(Hit::new("LEX-004").at(t.start)),
             TokenKind::VersionCommentStart => {
-                let inner_end = raw[i..].iter().find(|x| x.kind == TokenKind::VersionCommentEnd).map_or(sql.len(), |x| x.start);
+                let inner_end = raw[i..]
+                    .iter()
+                    .find(|x| x.kind == TokenKind::VersionCommentEnd)
+                    .map_or(sql.len(), |x| x.start);
                 let inner = sql[t.end..inner_end].trim();
-                hits.push(Hit::new("LEX-005").at(t.start).detail(format!("{} {inner} */", text(sql, t))));
+                hits.push(
+                    Hit::new("LEX-005")
+                        .at(t.start)
+                        .detail(format!("{} {inner} */", text(sql, t))),
+                );
             }
             // `--` not followed by a space: MySQL reads minus minus.
             TokenKind::Punct if text(sql, t) == "-" => {
                 if let Some(n) = raw.get(i + 1)
-                    && n.kind == TokenKind::Punct && text(sql, n) == "-" && n.start == t.end && raw.get(i + 2).is_some_and(|m| m.start == n.end && m.kind != TokenKind::Whitespace) {
-                        hits.push(Hit::new("LEX-004W").at(t.start));
-                    }
+                    && n.kind == TokenKind::Punct
+                    && text(sql, n) == "-"
+                    && n.start == t.end
+                    && raw
+                        .get(i + 2)
+                        .is_some_and(|m| m.start == n.end && m.kind != TokenKind::Whitespace)
+                {
+                    hits.push(Hit::new("LEX-004W").at(t.start));
+                }
             }
             _ => {}
         }
@@ -82,14 +100,32 @@ pub fn hits(sql: &str, ctx: &Context) -> Vec<Hit> {
         let prev = i.checked_sub(1).map(|p| &ts[p]);
         let next = ts.get(i + 1);
         match t.kind {
-            TokenKind::QuotedIdent => hits.push(Hit::new("LEX-001").at(t.start).detail(s.to_string()).rewrite(format!("\"{}\"", &s[1..s.len() - 1].replace("``", "`")))),
+            TokenKind::QuotedIdent => hits.push(
+                Hit::new("LEX-001")
+                    .at(t.start)
+                    .detail(s.to_string())
+                    .rewrite(format!("\"{}\"", &s[1..s.len() - 1].replace("``", "`"))),
+            ),
             TokenKind::String if s.starts_with('"') => {
                 let inner = &s[1..s.len() - 1];
-                let rule = if is_column_name(ctx, inner) { "LEX-002C" } else { "LEX-002" };
-                hits.push(Hit::new(rule).at(t.start).detail(s.to_string()).rewrite(format!("'{}'", inner.replace('\'', "''"))));
+                let rule = if is_column_name(ctx, inner) {
+                    "LEX-002C"
+                } else {
+                    "LEX-002"
+                };
+                hits.push(
+                    Hit::new(rule)
+                        .at(t.start)
+                        .detail(s.to_string())
+                        .rewrite(format!("'{}'", inner.replace('\'', "''"))),
+                );
             }
             TokenKind::String | TokenKind::NationalString => {
-                let inner = if s.starts_with('N') || s.starts_with('n') { &s[2..s.len() - 1] } else { &s[1..s.len() - 1] };
+                let inner = if s.starts_with('N') || s.starts_with('n') {
+                    &s[2..s.len() - 1]
+                } else {
+                    &s[1..s.len() - 1]
+                };
                 if inner.contains("\\'") {
                     hits.push(Hit::new("LEX-003").at(t.start).detail(s.to_string()));
                 } else if has_escape(inner) {
@@ -97,19 +133,34 @@ pub fn hits(sql: &str, ctx: &Context) -> Vec<Hit> {
                 }
                 // Adjacent literals on one line.
                 if let Some(n) = next
-                    && n.t.kind == TokenKind::String && !n.in_version_comment && !sql[t.end..n.t.start].contains('\n') {
-                        hits.push(Hit::new("LEX-021").at(n.t.start));
-                    }
+                    && n.t.kind == TokenKind::String
+                    && !n.in_version_comment
+                    && !sql[t.end..n.t.start].contains('\n')
+                {
+                    hits.push(Hit::new("LEX-021").at(n.t.start));
+                }
             }
-            TokenKind::HexNumber => hits.push(Hit::new("LEX-015").at(t.start).detail(s.to_string())),
-            TokenKind::HexString | TokenKind::BitString => hits.push(Hit::new("LEX-016").at(t.start).detail(s.to_string())),
-            TokenKind::BitNumber => hits.push(Hit::new("LEX-017").at(t.start).detail(s.to_string())),
+            TokenKind::HexNumber => {
+                hits.push(Hit::new("LEX-015").at(t.start).detail(s.to_string()))
+            }
+            TokenKind::HexString | TokenKind::BitString => {
+                hits.push(Hit::new("LEX-016").at(t.start).detail(s.to_string()))
+            }
+            TokenKind::BitNumber => {
+                hits.push(Hit::new("LEX-017").at(t.start).detail(s.to_string()))
+            }
             TokenKind::Variable => {
                 if s.starts_with("@@") {
                     hits.push(Hit::new("LEX-020").at(t.start).detail(s.to_string()));
                 } else {
                     let name = s.trim_start_matches('@');
-                    let rule = if is_column_name(ctx, name) && next.is_none_or(|n| text(sql, &n.t) != ":=") { "LEX-019C" } else { "LEX-019" };
+                    let rule = if is_column_name(ctx, name)
+                        && next.is_none_or(|n| text(sql, &n.t) != ":=")
+                    {
+                        "LEX-019C"
+                    } else {
+                        "LEX-019"
+                    };
                     hits.push(Hit::new(rule).at(t.start).detail(s.to_string()));
                 }
             }
@@ -129,20 +180,46 @@ pub fn hits(sql: &str, ctx: &Context) -> Vec<Hit> {
                     hits.push(Hit::new("LEX-011").at(t.start));
                 } else if eq_kw(s.as_bytes(), b"MOD") && operand_before && !called {
                     hits.push(Hit::new("LEX-012").at(t.start));
-                } else if (eq_kw(s.as_bytes(), b"REGEXP") || eq_kw(s.as_bytes(), b"RLIKE")) && !called {
-                    hits.push(Hit::new("LEX-014").at(t.start).detail(s.to_ascii_uppercase()));
-                } else if eq_kw(s.as_bytes(), b"DUAL") && prev.is_some_and(|p| eq_kw(text(sql, &p.t).as_bytes(), b"FROM")) {
+                } else if (eq_kw(s.as_bytes(), b"REGEXP") || eq_kw(s.as_bytes(), b"RLIKE"))
+                    && !called
+                {
+                    hits.push(
+                        Hit::new("LEX-014")
+                            .at(t.start)
+                            .detail(s.to_ascii_uppercase()),
+                    );
+                } else if eq_kw(s.as_bytes(), b"DUAL")
+                    && prev.is_some_and(|p| eq_kw(text(sql, &p.t).as_bytes(), b"FROM"))
+                {
                     hits.push(Hit::new("LEX-009").at(t.start));
-                } else if s.starts_with('_') && next.is_some_and(|n| n.t.kind == TokenKind::String && n.t.start == t.end) {
+                } else if s.starts_with('_')
+                    && next.is_some_and(|n| n.t.kind == TokenKind::String && n.t.start == t.end)
+                {
                     hits.push(Hit::new("LEX-022").at(t.start).detail(s.to_string()));
                 } else if eq_kw(s.as_bytes(), b"COLLATE") {
                     if let Some(n) = next {
-                        let c = text(sql, &n.t).trim_matches(['`', '\'', '"']).to_ascii_lowercase();
+                        let c = text(sql, &n.t)
+                            .trim_matches(['`', '\'', '"'])
+                            .to_ascii_lowercase();
                         if is_mysql_collation(&c) {
                             hits.push(Hit::new("LEX-023").at(n.t.start).detail(c));
                         }
                     }
-                } else if eq_kw(s.as_bytes(), b"BINARY") && prev.is_some_and(|p| !eq_kw(text(sql, &p.t).as_bytes(), b"AS") && text(sql, &p.t) != "(" && !eq_kw(text(sql, &p.t).as_bytes(), b"CHARACTER") && !eq_kw(text(sql, &p.t).as_bytes(), b"SET")) && next.is_some_and(|n| matches!(n.t.kind, TokenKind::Word | TokenKind::QuotedIdent | TokenKind::String)) && !is_type_position(sql, &ts, i) {
+                } else if eq_kw(s.as_bytes(), b"BINARY")
+                    && prev.is_some_and(|p| {
+                        !eq_kw(text(sql, &p.t).as_bytes(), b"AS")
+                            && text(sql, &p.t) != "("
+                            && !eq_kw(text(sql, &p.t).as_bytes(), b"CHARACTER")
+                            && !eq_kw(text(sql, &p.t).as_bytes(), b"SET")
+                    })
+                    && next.is_some_and(|n| {
+                        matches!(
+                            n.t.kind,
+                            TokenKind::Word | TokenKind::QuotedIdent | TokenKind::String
+                        )
+                    })
+                    && !is_type_position(sql, &ts, i)
+                {
                     hits.push(Hit::new("LEX-024").at(t.start));
                 }
             }
@@ -157,7 +234,18 @@ fn is_operand_end(sql: &str, t: &Token) -> bool {
     match t.kind {
         TokenKind::Word => {
             let w = text(sql, t).as_bytes();
-            !(eq_kw(w, b"SELECT") || eq_kw(w, b"WHERE") || eq_kw(w, b"AND") || eq_kw(w, b"OR") || eq_kw(w, b"ON") || eq_kw(w, b"SET") || eq_kw(w, b"BY") || eq_kw(w, b"HAVING") || eq_kw(w, b"WHEN") || eq_kw(w, b"THEN") || eq_kw(w, b"ELSE") || eq_kw(w, b"NOT"))
+            !(eq_kw(w, b"SELECT")
+                || eq_kw(w, b"WHERE")
+                || eq_kw(w, b"AND")
+                || eq_kw(w, b"OR")
+                || eq_kw(w, b"ON")
+                || eq_kw(w, b"SET")
+                || eq_kw(w, b"BY")
+                || eq_kw(w, b"HAVING")
+                || eq_kw(w, b"WHEN")
+                || eq_kw(w, b"THEN")
+                || eq_kw(w, b"ELSE")
+                || eq_kw(w, b"NOT"))
         }
         TokenKind::Punct => text(sql, t) == ")",
         TokenKind::QuotedIdent | TokenKind::Variable | TokenKind::Placeholder => true,
@@ -167,7 +255,13 @@ fn is_operand_end(sql: &str, t: &Token) -> bool {
 
 /// `BINARY(16)` in a column definition, or `CHARACTER SET binary`: a type, not the operator.
 fn is_type_position(sql: &str, ts: &[Tok], i: usize) -> bool {
-    ts.get(i + 1).is_some_and(|n| text(sql, &n.t) == "(") || ts.get(i.wrapping_sub(1)).is_some_and(|p| matches!(p.t.kind, TokenKind::Word | TokenKind::QuotedIdent) && ts.get(i.wrapping_sub(2)).is_some_and(|pp| text(sql, &pp.t) == "," || text(sql, &pp.t) == "("))
+    ts.get(i + 1).is_some_and(|n| text(sql, &n.t) == "(")
+        || ts.get(i.wrapping_sub(1)).is_some_and(|p| {
+            matches!(p.t.kind, TokenKind::Word | TokenKind::QuotedIdent)
+                && ts
+                    .get(i.wrapping_sub(2))
+                    .is_some_and(|pp| text(sql, &pp.t) == "," || text(sql, &pp.t) == "(")
+        })
 }
 
 /// Backslash escapes MySQL interprets in strings (`\n`, `\t`, `\\`, `\0`, `\r`, `\Z`, `\"`, `\b`).
@@ -177,7 +271,10 @@ fn has_escape(inner: &str) -> bool {
     let mut i = 0;
     while i + 1 < b.len() {
         if b[i] == b'\\' {
-            if matches!(b[i + 1], b'n' | b't' | b'\\' | b'0' | b'r' | b'Z' | b'"' | b'b') {
+            if matches!(
+                b[i + 1],
+                b'n' | b't' | b'\\' | b'0' | b'r' | b'Z' | b'"' | b'b'
+            ) {
                 return true;
             }
             i += 2;
@@ -190,21 +287,42 @@ fn has_escape(inner: &str) -> bool {
 
 /// MySQL collation names: charset_… (utf8mb4_bin, latin1_swedish_ci, binary).
 pub fn is_mysql_collation(c: &str) -> bool {
-    const CHARSETS: &[&str] = &["utf8mb4_", "utf8mb3_", "utf8_", "latin1_", "latin2_", "ascii_", "binary", "ucs2_", "utf16_", "utf32_", "cp1251_", "cp1252_", "gbk_", "gb2312_", "gb18030_", "big5_", "sjis_", "euckr_", "ujis_", "koi8r_", "greek_", "hebrew_", "armscii8_", "tis620_"];
+    const CHARSETS: &[&str] = &[
+        "utf8mb4_",
+        "utf8mb3_",
+        "utf8_",
+        "latin1_",
+        "latin2_",
+        "ascii_",
+        "binary",
+        "ucs2_",
+        "utf16_",
+        "utf32_",
+        "cp1251_",
+        "cp1252_",
+        "gbk_",
+        "gb2312_",
+        "gb18030_",
+        "big5_",
+        "sjis_",
+        "euckr_",
+        "ujis_",
+        "koi8r_",
+        "greek_",
+        "hebrew_",
+        "armscii8_",
+        "tis620_",
+    ];
     CHARSETS.iter().any(|p| c.starts_with(p))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::catalog::load_profile;
-    use crate::audit::{AuditOptions, Context};
+    use crate::audit::with_postgres;
 
     fn rules(sql: &str) -> Vec<String> {
-        let p = load_profile("postgres", None).unwrap();
-        let o = AuditOptions::default();
-        let ctx = Context { profile: &p, schema: None, options: &o };
-        hits(sql, &ctx).into_iter().map(|h| h.rule).collect()
+        with_postgres(|ctx| hits(sql, ctx).into_iter().map(|h| h.rule).collect())
     }
 
     #[test]
@@ -218,17 +336,31 @@ mod tests {
         assert_eq!(rules("SELECT 10--2"), vec!["LEX-004W"]);
         assert_eq!(rules("SELECT 10 -- c"), Vec::<String>::new());
         assert_eq!(rules("SELECT /*!40001 SQL_NO_CACHE */ 1"), vec!["LEX-005"]);
-        assert_eq!(rules("SELECT a && b, !c, a XOR b, 7 DIV 2, 7 MOD 2, a <=> b, a REGEXP 'x'"), vec!["LEX-008", "LEX-008N", "LEX-010", "LEX-011", "LEX-012", "LEX-013", "LEX-014"]);
-        assert_eq!(rules("SELECT MOD(7, 2), REGEXP_LIKE(a, 'x')"), Vec::<String>::new());
+        assert_eq!(
+            rules("SELECT a && b, !c, a XOR b, 7 DIV 2, 7 MOD 2, a <=> b, a REGEXP 'x'"),
+            vec![
+                "LEX-008", "LEX-008N", "LEX-010", "LEX-011", "LEX-012", "LEX-013", "LEX-014"
+            ]
+        );
+        assert_eq!(
+            rules("SELECT MOD(7, 2), REGEXP_LIKE(a, 'x')"),
+            Vec::<String>::new()
+        );
         assert_eq!(rules("SELECT 1 FROM DUAL"), vec!["LEX-009"]);
-        assert_eq!(rules("SELECT 0x41, X'41', 0b101"), vec!["LEX-015", "LEX-016", "LEX-017"]);
+        assert_eq!(
+            rules("SELECT 0x41, X'41', 0b101"),
+            vec!["LEX-015", "LEX-016", "LEX-017"]
+        );
         assert_eq!(rules("SET @x := 1"), vec!["LEX-019", "LEX-018"]);
         assert_eq!(rules("SELECT @@version"), vec!["LEX-020"]);
         assert_eq!(rules("SELECT 'a' 'b'"), vec!["LEX-021"]);
         assert_eq!(rules("SELECT 'a'\n'b'"), Vec::<String>::new());
         assert_eq!(rules("SELECT _utf8mb4'x'"), vec!["LEX-022"]);
         assert_eq!(rules("SELECT a COLLATE utf8mb4_bin"), vec!["LEX-023"]);
-        assert_eq!(rules("SELECT * FROM t WHERE BINARY a = 'x'"), vec!["LEX-024"]);
+        assert_eq!(
+            rules("SELECT * FROM t WHERE BINARY a = 'x'"),
+            vec!["LEX-024"]
+        );
         assert_eq!(rules("SELECT CAST(a AS BINARY)"), Vec::<String>::new());
     }
 }

@@ -54,7 +54,10 @@ pub struct LiveSummary {
 
 /// SQLSTATEs (and MySQL errnos) that mean an object is missing rather than the SQL being wrong.
 fn missing_object(code: &str) -> bool {
-    matches!(code, "42P01" | "42703" | "3F000" | "42883" | "1146" | "1054" | "1049")
+    matches!(
+        code,
+        "42P01" | "42703" | "3F000" | "42883" | "1146" | "1054" | "1049"
+    )
 }
 
 /// How a statement is put to the target without changing anything.
@@ -62,10 +65,16 @@ fn plan_for(sql: &str, engine: Engine) -> Option<(String, &'static str)> {
     match classify(sql.as_bytes()) {
         StatementClass::Read | StatementClass::LockingRead | StatementClass::Write => {
             let upper = sql.trim_start().get(..8).unwrap_or("").to_ascii_uppercase();
-            if upper.starts_with("EXPLAIN") || upper.starts_with("DESC") || upper.starts_with("SHOW") {
+            if upper.starts_with("EXPLAIN")
+                || upper.starts_with("DESC")
+                || upper.starts_with("SHOW")
+            {
                 // Already harmless; running it is the check.
                 Some((sql.to_string(), "run"))
-            } else if upper.starts_with("CALL") || upper.starts_with("LOAD") || upper.starts_with("DO ") {
+            } else if upper.starts_with("CALL")
+                || upper.starts_with("LOAD")
+                || upper.starts_with("DO ")
+            {
                 None
             } else {
                 Some((format!("EXPLAIN {sql}"), "explain"))
@@ -101,10 +110,13 @@ impl LiveTarget {
             Engine::Postgres => session.execute("SELECT version()").await.ok(),
             Engine::MySql => session.execute("SELECT VERSION()").await.ok(),
         }
-        .and_then(|o| o.sets.first().and_then(|s| s.rows.first()).and_then(|r| r.first()).and_then(|v| match v {
-            crate::db::value::Value::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
-            _ => None,
-        }));
+        .and_then(|o| {
+            o.sets
+                .first()
+                .and_then(|s| s.rows.first())
+                .and_then(|r| r.first())
+                .and_then(|v| v.as_text())
+        });
         match endpoint.engine {
             Engine::Postgres => session.batch("BEGIN").await?,
             Engine::MySql => session.batch("START TRANSACTION READ ONLY").await?,
@@ -113,7 +125,11 @@ impl LiveTarget {
             session,
             engine: endpoint.engine,
             counter: 0,
-            summary: LiveSummary { target: endpoint.to_string(), server_version: version, ..Default::default() },
+            summary: LiveSummary {
+                target: endpoint.to_string(),
+                server_version: version,
+                ..Default::default()
+            },
         })
     }
 
@@ -127,7 +143,10 @@ impl LiveTarget {
             let ddl = create_table_pg(t, false);
             match self.kept(&ddl).await? {
                 Ok(()) => self.summary.setup_tables += 1,
-                Err(e) => self.summary.setup_errors.push(format!("table {}: {e}", t.name)),
+                Err(e) => self
+                    .summary
+                    .setup_errors
+                    .push(format!("table {}: {e}", t.name)),
             }
         }
         Ok(())
@@ -141,8 +160,16 @@ impl LiveTarget {
         self.session.batch(&format!("SAVEPOINT {sp}")).await?;
         let r = self.session.execute(sql).await.map(|_| ());
         match r {
-            Ok(()) => self.session.batch(&format!("RELEASE SAVEPOINT {sp}")).await?,
-            Err(_) => self.session.batch(&format!("ROLLBACK TO SAVEPOINT {sp}")).await?,
+            Ok(()) => {
+                self.session
+                    .batch(&format!("RELEASE SAVEPOINT {sp}"))
+                    .await?
+            }
+            Err(_) => {
+                self.session
+                    .batch(&format!("ROLLBACK TO SAVEPOINT {sp}"))
+                    .await?
+            }
         }
         Ok(r)
     }
@@ -157,9 +184,13 @@ impl LiveTarget {
         let sp = format!("cutover_live_{}", self.counter);
         self.session.batch(&format!("SAVEPOINT {sp}")).await?;
         let r = self.session.execute(sql).await.map(|_| ());
-        self.session.batch(&format!("ROLLBACK TO SAVEPOINT {sp}")).await?;
+        self.session
+            .batch(&format!("ROLLBACK TO SAVEPOINT {sp}"))
+            .await?;
         if r.is_ok() {
-            self.session.batch(&format!("RELEASE SAVEPOINT {sp}")).await?;
+            self.session
+                .batch(&format!("RELEASE SAVEPOINT {sp}"))
+                .await?;
         }
         Ok(r)
     }
@@ -167,24 +198,53 @@ impl LiveTarget {
     /// Asks the target about one text.
     pub async fn ask(&mut self, sql: &str) -> Result<LiveAnswer, DbError> {
         let Some((text, how)) = plan_for(sql, self.engine) else {
-            return Ok(LiveAnswer { how: "not_sent".into(), accepted: false, code: None, message: Some("not sent: it would commit, end the audit's transaction or change the server".into()) });
+            return Ok(LiveAnswer {
+                how: "not_sent".into(),
+                accepted: false,
+                code: None,
+                message: Some(
+                    "not sent: it would commit, end the audit's transaction or change the server"
+                        .into(),
+                ),
+            });
         };
         Ok(match self.guarded(&text).await? {
-            Ok(()) => LiveAnswer { how: how.into(), accepted: true, code: None, message: None },
-            Err(e) => LiveAnswer { how: how.into(), accepted: false, code: e.code().map(str::to_string), message: Some(server_message(&e)) },
+            Ok(()) => LiveAnswer {
+                how: how.into(),
+                accepted: true,
+                code: None,
+                message: None,
+            },
+            Err(e) => LiveAnswer {
+                how: how.into(),
+                accepted: false,
+                code: e.code().map(str::to_string),
+                message: Some(server_message(&e)),
+            },
         })
     }
 
     /// Asks about every statement and its rewrite, and folds the answers into the findings and
     /// verdicts.
-    pub async fn confirm(&mut self, statements: &mut [StatementAudit], schema_ready: bool, mut progress: impl FnMut(usize)) -> Result<(), DbError> {
+    pub async fn confirm(
+        &mut self,
+        statements: &mut [StatementAudit],
+        schema_ready: bool,
+        mut progress: impl FnMut(usize),
+    ) -> Result<(), DbError> {
         for (i, st) in statements.iter_mut().enumerate() {
             let answer = self.ask(&st.sql).await?;
             let rewrite_answer = match &st.rewrite {
                 Some(r) => Some(self.ask(r).await?),
                 None => None,
             };
-            apply(st, &answer, rewrite_answer.as_ref(), schema_ready, &mut self.summary);
+            apply(
+                st,
+                &answer,
+                rewrite_answer.as_ref(),
+                schema_ready,
+                &mut self.summary,
+            );
             progress(i + 1);
         }
         Ok(())
@@ -205,7 +265,13 @@ fn server_message(e: &DbError) -> String {
     }
 }
 
-fn live_finding(rule: &str, severity: Severity, title: &str, message: String, rewrite: Option<String>) -> Finding {
+fn live_finding(
+    rule: &str,
+    severity: Severity,
+    title: &str,
+    message: String,
+    rewrite: Option<String>,
+) -> Finding {
     Finding {
         rule: rule.into(),
         category: "live".into(),
@@ -223,7 +289,13 @@ fn live_finding(rule: &str, severity: Severity, title: &str, message: String, re
 }
 
 /// Folds the target's answers into one statement's findings and verdict.
-pub fn apply(st: &mut StatementAudit, answer: &LiveAnswer, rewrite: Option<&LiveAnswer>, schema_ready: bool, summary: &mut LiveSummary) {
+pub fn apply(
+    st: &mut StatementAudit,
+    answer: &LiveAnswer,
+    rewrite: Option<&LiveAnswer>,
+    schema_ready: bool,
+    summary: &mut LiveSummary,
+) {
     let said = match (&answer.code, &answer.message) {
         (Some(c), Some(m)) => format!("{c}: {m}"),
         (None, Some(m)) => m.clone(),
@@ -234,7 +306,14 @@ pub fn apply(st: &mut StatementAudit, answer: &LiveAnswer, rewrite: Option<&Live
         summary.not_sent += 1;
     } else if answer.accepted {
         summary.accepted += 1;
-        let text = format!("the target accepted it ({})", if answer.how == "explain" { "planned with EXPLAIN" } else { "run, then rolled back" });
+        let text = format!(
+            "the target accepted it ({})",
+            if answer.how == "explain" {
+                "planned with EXPLAIN"
+            } else {
+                "run, then rolled back"
+            }
+        );
         for f in &mut st.findings {
             f.live = Some(text.clone());
         }
@@ -246,7 +325,13 @@ pub fn apply(st: &mut StatementAudit, answer: &LiveAnswer, rewrite: Option<&Live
                     f.severity = Severity::Warning;
                 }
             }
-            st.findings.push(live_finding("LIVE-ACCEPTED", Severity::Info, "The target accepted a statement cutover expected it to reject", text, None));
+            st.findings.push(live_finding(
+                "LIVE-ACCEPTED",
+                Severity::Info,
+                "The target accepted a statement cutover expected it to reject",
+                text,
+                None,
+            ));
         }
     } else {
         summary.rejected += 1;
@@ -263,7 +348,13 @@ pub fn apply(st: &mut StatementAudit, answer: &LiveAnswer, rewrite: Option<&Live
                 None,
             ));
         } else if st.verdict != Verdict::Fail {
-            st.findings.push(live_finding("LIVE-REJECTED", Severity::Error, "The target rejected the statement", format!("the target said {said}"), st.rewrite.clone()));
+            st.findings.push(live_finding(
+                "LIVE-REJECTED",
+                Severity::Error,
+                "The target rejected the statement",
+                format!("the target said {said}"),
+                st.rewrite.clone(),
+            ));
         }
     }
     if let Some(r) = rewrite {
@@ -275,7 +366,10 @@ pub fn apply(st: &mut StatementAudit, answer: &LiveAnswer, rewrite: Option<&Live
                 "LIVE-REWRITE-REJECTED",
                 Severity::Info,
                 "The target rejected cutover's rewrite",
-                format!("the rewrite was refused: {}", r.message.clone().unwrap_or_default()),
+                format!(
+                    "the rewrite was refused: {}",
+                    r.message.clone().unwrap_or_default()
+                ),
                 None,
             ));
         }

@@ -11,9 +11,9 @@ pub mod ast;
 pub mod catalog;
 pub mod input;
 pub mod lexical;
+pub mod live;
 pub mod rewrite;
 pub mod timeseries;
-pub mod live;
 pub mod tokens;
 pub mod typing;
 
@@ -38,7 +38,13 @@ pub struct Hit {
 
 impl Hit {
     pub fn new(rule: &str) -> Hit {
-        Hit { rule: rule.to_string(), offset: None, position: None, detail: None, rewrite: None }
+        Hit {
+            rule: rule.to_string(),
+            offset: None,
+            position: None,
+            detail: None,
+            rewrite: None,
+        }
     }
     pub fn at(mut self, offset: usize) -> Hit {
         self.offset = Some(offset);
@@ -181,6 +187,18 @@ pub struct Context<'a> {
     pub options: &'a AuditOptions,
 }
 
+/// Runs `f` with the built-in PostgreSQL profile and no schema (for the detectors' unit tests).
+#[cfg(test)]
+pub(crate) fn with_postgres<R>(f: impl FnOnce(&Context) -> R) -> R {
+    let p = catalog::load_profile("postgres", None).expect("the built-in postgres profile loads");
+    let o = AuditOptions::default();
+    f(&Context {
+        profile: &p,
+        schema: None,
+        options: &o,
+    })
+}
+
 /// Runs every detector on one statement text: (hits, parsed).
 pub fn detect(sql: &str, ctx: &Context) -> (Vec<Hit>, bool) {
     let mut hits = lexical::hits(sql, ctx);
@@ -215,15 +233,26 @@ fn dedup(hits: Vec<Hit>) -> Vec<Hit> {
 pub fn locate(text: &str, offset: usize, base_line: u64, base_column: u64) -> (u64, u64) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() as u64;
-    let col = before.rfind('\n').map_or(before.chars().count() as u64 + base_column, |p| before[p + 1..].chars().count() as u64 + 1);
+    let col = before
+        .rfind('\n')
+        .map_or(before.chars().count() as u64 + base_column, |p| {
+            before[p + 1..].chars().count() as u64 + 1
+        });
     (base_line + line, col)
 }
 
 /// Gives hits their meaning under the profile: findings, and the verdict.
-pub fn judge(hits: &[Hit], sql: &str, origin: &StatementOrigin, profile: &Profile) -> (Vec<Finding>, Verdict) {
+pub fn judge(
+    hits: &[Hit],
+    sql: &str,
+    origin: &StatementOrigin,
+    profile: &Profile,
+) -> (Vec<Finding>, Verdict) {
     let mut findings = Vec::new();
     for h in hits {
-        let Some(rule) = profile.rule(&h.rule) else { continue };
+        let Some(rule) = profile.rule(&h.rule) else {
+            continue;
+        };
         let severity = rule.severity.unwrap_or(Severity::Info);
         if severity == Severity::Off {
             continue;
@@ -263,7 +292,10 @@ pub fn judge(hits: &[Hit], sql: &str, origin: &StatementOrigin, profile: &Profil
 pub fn verdict_of(findings: &[Finding]) -> Verdict {
     if findings.iter().any(|f| f.severity == Severity::Error) {
         Verdict::Fail
-    } else if findings.iter().any(|f| matches!(f.severity, Severity::Warning | Severity::Notice)) {
+    } else if findings
+        .iter()
+        .any(|f| matches!(f.severity, Severity::Warning | Severity::Notice))
+    {
         Verdict::Warn
     } else {
         Verdict::Ok
@@ -276,7 +308,11 @@ pub fn schema_findings(schema: &Schema, profile: &Profile) -> Vec<Finding> {
     for group in schema.case_collisions() {
         hits.push(Hit::new("CASE-007").detail(group.join(", ")));
     }
-    let origin = StatementOrigin { file: String::new(), line: 0, column: 0 };
+    let origin = StatementOrigin {
+        file: String::new(),
+        line: 0,
+        column: 0,
+    };
     let (mut f, _) = judge(&hits, "", &origin, profile);
     for x in &mut f {
         x.line = None;
@@ -287,7 +323,10 @@ pub fn schema_findings(schema: &Schema, profile: &Profile) -> Vec<Finding> {
 
 /// Tallies the summary of a list of audited statements.
 pub fn summarize(statements: &[StatementAudit]) -> AuditSummary {
-    let mut s = AuditSummary { statements: statements.len(), ..Default::default() };
+    let mut s = AuditSummary {
+        statements: statements.len(),
+        ..Default::default()
+    };
     let (mut total_exec, mut ok_exec, mut fail_exec) = (0u64, 0u64, 0u64);
     let (mut total_time, mut ok_time) = (0f64, 0f64);
     let mut any_time = false;
@@ -302,7 +341,11 @@ pub fn summarize(statements: &[StatementAudit]) -> AuditSummary {
         }
         for f in &st.findings {
             let sev = format!("{:?}", f.severity).to_lowercase();
-            *s.by_category.entry(f.category.clone()).or_default().entry(sev.clone()).or_default() += 1;
+            *s.by_category
+                .entry(f.category.clone())
+                .or_default()
+                .entry(sev.clone())
+                .or_default() += 1;
             *s.by_severity.entry(sev).or_default() += 1;
         }
         total_exec += st.count;
@@ -348,7 +391,10 @@ pub fn build_report(
         inputs,
         schema: schema.as_ref().map(|(_, n)| n.clone()),
         unchecked: unchecked_notes(schema.as_ref().map(|(s, _)| *s), &statements),
-        schema_findings: schema.as_ref().map(|(s, _)| schema_findings(s, profile)).unwrap_or_default(),
+        schema_findings: schema
+            .as_ref()
+            .map(|(s, _)| schema_findings(s, profile))
+            .unwrap_or_default(),
         statements,
         summary,
         live: None,
@@ -358,10 +404,20 @@ pub fn build_report(
 }
 
 /// Audits one statement.
-pub fn audit_statement(ordinal: usize, st: &input::DistinctStatement, ctx: &Context) -> StatementAudit {
+pub fn audit_statement(
+    ordinal: usize,
+    st: &input::DistinctStatement,
+    ctx: &Context,
+) -> StatementAudit {
     let (hits, parsed) = detect(&st.sample, ctx);
     let (findings, verdict) = judge(&hits, &st.sample, &st.origin, ctx.profile);
-    let rewrite = if verdict == Verdict::Ok { None } else { rewrite::rewrite_with(&st.sample, ctx, &findings).filter(|r| r.complete).map(|r| r.sql) };
+    let rewrite = if verdict == Verdict::Ok {
+        None
+    } else {
+        rewrite::rewrite_with(&st.sample, ctx, &findings)
+            .filter(|r| r.complete)
+            .map(|r| r.sql)
+    };
     StatementAudit {
         ordinal,
         fingerprint: st.fingerprint.clone(),
@@ -380,7 +436,11 @@ pub fn audit_statement(ordinal: usize, st: &input::DistinctStatement, ctx: &Cont
 /// Audits every statement, in parallel, keeping their order.
 pub fn audit_all(statements: &[input::DistinctStatement], ctx: &Context) -> Vec<StatementAudit> {
     use rayon::prelude::*;
-    statements.par_iter().enumerate().map(|(i, st)| audit_statement(i, st, ctx)).collect()
+    statements
+        .par_iter()
+        .enumerate()
+        .map(|(i, st)| audit_statement(i, st, ctx))
+        .collect()
 }
 
 /// What could not be checked, given what the audit was told.

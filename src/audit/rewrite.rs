@@ -24,36 +24,80 @@ pub struct Rewrite {
 
 /// Rules the token rewriter can translate, whatever their details.
 const TRANSLATED: &[&str] = &[
-    "LEX-001", "LEX-002", "LEX-002C", "LEX-003", "LEX-003W", "LEX-004", "LEX-007", "LEX-007E", "LEX-008", "LEX-008N", "LEX-009", "LEX-012", "LEX-013", "LEX-014",
-    "DML-001", "DML-009", "DML-019", "FN-INTERVAL",
+    "LEX-001",
+    "LEX-002",
+    "LEX-002C",
+    "LEX-003",
+    "LEX-003W",
+    "LEX-004",
+    "LEX-007",
+    "LEX-007E",
+    "LEX-008",
+    "LEX-008N",
+    "LEX-009",
+    "LEX-012",
+    "LEX-013",
+    "LEX-014",
+    "DML-001",
+    "DML-009",
+    "DML-019",
+    "FN-INTERVAL",
 ];
 
 /// True when the profile treats `rule` as something to change (error or warning).
 fn wanted(profile: &Profile, rule: &str) -> bool {
-    profile.rule(rule).and_then(|r| r.severity).is_some_and(|s| matches!(s, Severity::Error | Severity::Warning))
+    profile
+        .rule(rule)
+        .and_then(|r| r.severity)
+        .is_some_and(|s| matches!(s, Severity::Error | Severity::Warning))
 }
 
 /// Rewrites `sql` for the target of `ctx`, judging completeness against `findings` (the statement's
 /// findings under the same profile). None when nothing needed changing.
 pub fn rewrite_with(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<Rewrite> {
-    let mut w = Writer { sql, toks: Lexer::new(sql.as_bytes()).collect(), profile: ctx.profile, applied: Vec::new() };
+    let mut w = Writer {
+        sql,
+        toks: Lexer::new(sql.as_bytes()).collect(),
+        profile: ctx.profile,
+        applied: Vec::new(),
+    };
     let out = w.emit(0, w.toks.len());
     if out == sql {
         return None;
     }
     let applied = w.applied;
-    let complete = findings.iter().filter(|f| f.severity == Severity::Error).all(|f| {
-        TRANSLATED.contains(&f.rule.as_str())
-            || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
-            || (f.rule.starts_with("FN-") && f.detail.as_deref().is_some_and(|d| applied.iter().any(|a| a.starts_with(&f.rule) && d.to_ascii_uppercase().starts_with(&format!("{}(", a.rsplit(':').next().unwrap_or(""))))))
-    });
-    Some(Rewrite { sql: out, applied, complete })
+    let complete = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .all(|f| {
+            TRANSLATED.contains(&f.rule.as_str())
+                || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
+                || (f.rule.starts_with("FN-")
+                    && f.detail.as_deref().is_some_and(|d| {
+                        applied.iter().any(|a| {
+                            a.starts_with(&f.rule)
+                                && d.to_ascii_uppercase().starts_with(&format!(
+                                    "{}(",
+                                    a.rsplit(':').next().unwrap_or("")
+                                ))
+                        })
+                    }))
+        });
+    Some(Rewrite {
+        sql: out,
+        applied,
+        complete,
+    })
 }
 
 /// Rewrites `sql`, computing its findings first.
 pub fn rewrite(sql: &str, ctx: &Context) -> Option<Rewrite> {
     let (hits, _) = super::detect(sql, ctx);
-    let origin = super::StatementOrigin { file: String::new(), line: 1, column: 1 };
+    let origin = super::StatementOrigin {
+        file: String::new(),
+        line: 1,
+        column: 1,
+    };
     let (findings, _) = super::judge(&hits, sql, &origin, ctx.profile);
     rewrite_with(sql, ctx, &findings)
 }
@@ -72,7 +116,10 @@ impl Writer<'_> {
     }
 
     fn is_sig(&self, i: usize) -> bool {
-        !matches!(self.toks[i].kind, TokenKind::Whitespace | TokenKind::Comment)
+        !matches!(
+            self.toks[i].kind,
+            TokenKind::Whitespace | TokenKind::Comment
+        )
     }
 
     /// The next significant token at or after `i`, before `end`.
@@ -125,12 +172,18 @@ impl Writer<'_> {
                     out.push('"');
                     self.note("LEX-001");
                 }
-                TokenKind::String | TokenKind::NationalString if wanted(self.profile, "LEX-002") || wanted(self.profile, "LEX-003") => {
+                TokenKind::String | TokenKind::NationalString
+                    if wanted(self.profile, "LEX-002") || wanted(self.profile, "LEX-003") =>
+                {
                     match requote(&text) {
                         Some((s, changed)) => {
                             out.push_str(&s);
                             if changed {
-                                self.note(if text.starts_with('"') { "LEX-002" } else { "LEX-003" });
+                                self.note(if text.starts_with('"') {
+                                    "LEX-002"
+                                } else {
+                                    "LEX-003"
+                                });
                             }
                         }
                         None => out.push_str(&text),
@@ -184,10 +237,18 @@ impl Writer<'_> {
                 let a = self.next_sig(i + 1, end)?;
                 let comma = self.next_sig(a + 1, end)?;
                 let b = self.next_sig(comma + 1, end)?;
-                let is_val = |k: usize| matches!(self.toks[k].kind, TokenKind::Number | TokenKind::Placeholder);
+                let is_val = |k: usize| {
+                    matches!(
+                        self.toks[k].kind,
+                        TokenKind::Number | TokenKind::Placeholder
+                    )
+                };
                 if is_val(a) && self.text(comma) == "," && is_val(b) {
                     self.note("DML-001");
-                    return Some((format!("LIMIT {} OFFSET {}", self.text(b), self.text(a)), b + 1));
+                    return Some((
+                        format!("LIMIT {} OFFSET {}", self.text(b), self.text(a)),
+                        b + 1,
+                    ));
                 }
                 None
             }
@@ -259,17 +320,44 @@ impl Writer<'_> {
                 let n = self.next_sig(i + 1, end)?;
                 let unit = self.next_sig(n + 1, end)?;
                 let u = self.text(unit).to_ascii_uppercase();
-                if !matches!(u.as_str(), "MICROSECOND" | "SECOND" | "MINUTE" | "HOUR" | "DAY" | "WEEK" | "MONTH" | "QUARTER" | "YEAR") {
+                if !matches!(
+                    u.as_str(),
+                    "MICROSECOND"
+                        | "SECOND"
+                        | "MINUTE"
+                        | "HOUR"
+                        | "DAY"
+                        | "WEEK"
+                        | "MONTH"
+                        | "QUARTER"
+                        | "YEAR"
+                ) {
                     return None;
                 }
-                let (amount, unit_text) = if u == "QUARTER" { (3, "MONTH") } else { (1, u.as_str()) };
+                let (amount, unit_text) = if u == "QUARTER" {
+                    (3, "MONTH")
+                } else {
+                    (1, u.as_str())
+                };
                 let s = match self.toks[n].kind {
-                    TokenKind::Number if amount == 1 => format!("INTERVAL '{} {unit_text}'", self.text(n)),
-                    TokenKind::Number => format!("INTERVAL '{} {unit_text}'", self.text(n).parse::<f64>().ok()? * amount as f64),
-                    TokenKind::Placeholder => format!("({} * INTERVAL '{amount} {unit_text}')", self.text(n)),
+                    TokenKind::Number if amount == 1 => {
+                        format!("INTERVAL '{} {unit_text}'", self.text(n))
+                    }
+                    TokenKind::Number => format!(
+                        "INTERVAL '{} {unit_text}'",
+                        self.text(n).parse::<f64>().ok()? * amount as f64
+                    ),
+                    TokenKind::Placeholder => {
+                        format!("({} * INTERVAL '{amount} {unit_text}')", self.text(n))
+                    }
                     TokenKind::String => {
                         let v = &self.text(n)[1..self.text(n).len() - 1];
-                        if amount != 1 || !v.trim().chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-') {
+                        if amount != 1
+                            || !v
+                                .trim()
+                                .chars()
+                                .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+                        {
                             return None;
                         }
                         format!("INTERVAL '{v} {unit_text}'")
@@ -313,8 +401,14 @@ impl Writer<'_> {
         if (open + 1..close).any(|k| self.is_sig(k)) {
             args.push((start, close));
         }
-        let template = templates.get(&args.len().to_string()).or_else(|| templates.get("*"))?.clone();
-        let rendered: Vec<String> = args.iter().map(|&(a, b)| self.emit(a, b).trim().to_string()).collect();
+        let template = templates
+            .get(&args.len().to_string())
+            .or_else(|| templates.get("*"))?
+            .clone();
+        let rendered: Vec<String> = args
+            .iter()
+            .map(|&(a, b)| self.emit(a, b).trim().to_string())
+            .collect();
         let mut s = template.clone();
         s = s.replace("$*", &rendered.join(", "));
         for (n, a) in rendered.iter().enumerate().rev() {
@@ -333,7 +427,11 @@ impl Writer<'_> {
 /// A MySQL string literal re-quoted the standard way: (text, changed). None when the value cannot be
 /// written as a standard string (a NUL byte).
 fn requote(lit: &str) -> Option<(String, bool)> {
-    let (prefix, body) = if lit.starts_with(['N', 'n']) { (&lit[..1], &lit[1..]) } else { ("", lit) };
+    let (prefix, body) = if lit.starts_with(['N', 'n']) {
+        (&lit[..1], &lit[1..])
+    } else {
+        ("", lit)
+    };
     if body.len() < 2 {
         return None;
     }
@@ -372,23 +470,35 @@ fn requote(lit: &str) -> Option<(String, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::catalog::load_profile;
-    use crate::audit::{AuditOptions, Context};
+    use crate::audit::with_postgres;
 
     fn rw(sql: &str) -> (String, bool) {
-        let p = load_profile("postgres", None).unwrap();
-        let o = AuditOptions::default();
-        let ctx = Context { profile: &p, schema: None, options: &o };
-        rewrite(sql, &ctx).map(|r| (r.sql, r.complete)).unwrap_or((sql.to_string(), true))
+        with_postgres(|ctx| {
+            rewrite(sql, ctx)
+                .map(|r| (r.sql, r.complete))
+                .unwrap_or((sql.to_string(), true))
+        })
     }
 
     #[test]
     fn translates_the_mechanical_cases() {
-        assert_eq!(rw("SELECT `id` FROM `t` WHERE name = \"x\" LIMIT 10, 5").0, "SELECT \"id\" FROM \"t\" WHERE name = 'x' LIMIT 5 OFFSET 10");
+        assert_eq!(
+            rw("SELECT `id` FROM `t` WHERE name = \"x\" LIMIT 10, 5").0,
+            "SELECT \"id\" FROM \"t\" WHERE name = 'x' LIMIT 5 OFFSET 10"
+        );
         assert_eq!(rw("SELECT 'it\\'s' FROM t").0, "SELECT 'it''s' FROM t");
-        assert_eq!(rw("SELECT IFNULL(a, IFNULL(b, 0)) FROM t").0, "SELECT COALESCE(a, COALESCE(b, 0)) FROM t");
-        assert_eq!(rw("SELECT * FROM t FORCE INDEX (k) WHERE a = 1 && b <=> 2 LOCK IN SHARE MODE").0, "SELECT * FROM t  WHERE a = 1 AND b IS NOT DISTINCT FROM 2 FOR SHARE");
-        assert_eq!(rw("SELECT d + INTERVAL 3 DAY, d - INTERVAL ? HOUR FROM t").0, "SELECT d + INTERVAL '3 DAY', d - (? * INTERVAL '1 HOUR') FROM t");
+        assert_eq!(
+            rw("SELECT IFNULL(a, IFNULL(b, 0)) FROM t").0,
+            "SELECT COALESCE(a, COALESCE(b, 0)) FROM t"
+        );
+        assert_eq!(
+            rw("SELECT * FROM t FORCE INDEX (k) WHERE a = 1 && b <=> 2 LOCK IN SHARE MODE").0,
+            "SELECT * FROM t  WHERE a = 1 AND b IS NOT DISTINCT FROM 2 FOR SHARE"
+        );
+        assert_eq!(
+            rw("SELECT d + INTERVAL 3 DAY, d - INTERVAL ? HOUR FROM t").0,
+            "SELECT d + INTERVAL '3 DAY', d - (? * INTERVAL '1 HOUR') FROM t"
+        );
         assert_eq!(rw("SELECT 1 FROM DUAL").0.trim_end(), "SELECT 1");
         assert!(rw("SELECT `a` FROM t").1);
     }
@@ -402,6 +512,9 @@ mod tests {
 
     #[test]
     fn leaves_strings_and_comments_alone() {
-        assert_eq!(rw("SELECT 'a && b', 'LIMIT 1, 2' FROM t /* `x` */").0, "SELECT 'a && b', 'LIMIT 1, 2' FROM t /* `x` */");
+        assert_eq!(
+            rw("SELECT 'a && b', 'LIMIT 1, 2' FROM t /* `x` */").0,
+            "SELECT 'a && b', 'LIMIT 1, 2' FROM t /* `x` */"
+        );
     }
 }

@@ -28,7 +28,10 @@ pub enum Ty {
     /// A quoted literal: its type comes from the other side of the operator.
     StrLit(String),
     /// A numeric literal, as written.
-    NumLit { text: String, integer: bool },
+    NumLit {
+        text: String,
+        integer: bool,
+    },
     Null,
     Unknown,
 }
@@ -80,7 +83,10 @@ impl Ty {
 
     /// A typed value (not a literal waiting for context, not unknown).
     pub fn is_typed(&self) -> bool {
-        !matches!(self, Ty::StrLit(_) | Ty::NumLit { .. } | Ty::Null | Ty::Unknown)
+        !matches!(
+            self,
+            Ty::StrLit(_) | Ty::NumLit { .. } | Ty::Null | Ty::Unknown
+        )
     }
 
     pub fn name(&self) -> &'static str {
@@ -135,7 +141,9 @@ fn is_decimal_text(s: &str) -> bool {
         None => (t, None),
     };
     let (i, f) = mant.split_once('.').unwrap_or((mant, ""));
-    let digits_ok = (!i.is_empty() || !f.is_empty()) && i.bytes().all(|b| b.is_ascii_digit()) && f.bytes().all(|b| b.is_ascii_digit());
+    let digits_ok = (!i.is_empty() || !f.is_empty())
+        && i.bytes().all(|b| b.is_ascii_digit())
+        && f.bytes().all(|b| b.is_ascii_digit());
     let exp_ok = exp.is_none_or(is_int_text);
     digits_ok && exp_ok
 }
@@ -145,7 +153,12 @@ fn is_bool_text(s: &str) -> bool {
     if t.is_empty() {
         return false;
     }
-    ["true", "false", "yes", "no"].iter().any(|w| w.starts_with(&t)) || ["on", "off"].contains(&t.as_str()) || t == "1" || t == "0"
+    ["true", "false", "yes", "no"]
+        .iter()
+        .any(|w| w.starts_with(&t))
+        || ["on", "off"].contains(&t.as_str())
+        || t == "1"
+        || t == "0"
 }
 
 fn days_in_month(y: i64, m: u32) -> u32 {
@@ -161,18 +174,39 @@ fn days_in_month(y: i64, m: u32) -> u32 {
 /// `YYYY-MM-DD`, `YYYY-M-D`, `YYYYMMDD`: (year, month, day) and the rest of the text.
 fn split_date(s: &str) -> Option<(i64, u32, u32, &str)> {
     let t = s.trim();
-    if t.len() >= 8 && t.as_bytes()[..8].iter().all(u8::is_ascii_digit) && t.as_bytes().get(8).is_none_or(|b| !b.is_ascii_digit()) {
-        return Some((t[..4].parse().ok()?, t[4..6].parse().ok()?, t[6..8].parse().ok()?, &t[8..]));
+    if t.len() >= 8
+        && t.as_bytes()[..8].iter().all(u8::is_ascii_digit)
+        && t.as_bytes().get(8).is_none_or(|b| !b.is_ascii_digit())
+    {
+        return Some((
+            t[..4].parse().ok()?,
+            t[4..6].parse().ok()?,
+            t[6..8].parse().ok()?,
+            &t[8..],
+        ));
     }
     let mut parts = t.splitn(3, '-');
     let y = parts.next()?;
     let m = parts.next()?;
     let rest = parts.next()?;
-    let d_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-    if y.is_empty() || !y.bytes().all(|b| b.is_ascii_digit()) || m.is_empty() || m.len() > 2 || d_end == 0 || d_end > 2 {
+    let d_end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    if y.is_empty()
+        || !y.bytes().all(|b| b.is_ascii_digit())
+        || m.is_empty()
+        || m.len() > 2
+        || d_end == 0
+        || d_end > 2
+    {
         return None;
     }
-    Some((y.parse().ok()?, m.parse().ok()?, rest[..d_end].parse().ok()?, &rest[d_end..]))
+    Some((
+        y.parse().ok()?,
+        m.parse().ok()?,
+        rest[..d_end].parse().ok()?,
+        &rest[d_end..],
+    ))
 }
 
 fn valid_date(y: i64, m: u32, d: u32) -> bool {
@@ -201,20 +235,37 @@ fn check_time(t: &str) -> Option<bool> {
 pub fn literal_for(ty: &Ty, value: &str) -> Literal {
     match ty {
         Ty::Int => {
-            if is_int_text(value) { Literal::Valid } else { Literal::Invalid }
+            if is_int_text(value) {
+                Literal::Valid
+            } else {
+                Literal::Invalid
+            }
         }
         Ty::Numeric | Ty::Float => {
-            if is_decimal_text(value) || (matches!(ty, Ty::Float) && matches!(value.trim().to_ascii_lowercase().as_str(), "infinity" | "-infinity")) {
+            if is_decimal_text(value)
+                || (matches!(ty, Ty::Float)
+                    && matches!(
+                        value.trim().to_ascii_lowercase().as_str(),
+                        "infinity" | "-infinity"
+                    ))
+            {
                 Literal::Valid
             } else {
                 Literal::Invalid
             }
         }
         Ty::Bool => {
-            if is_bool_text(value) { Literal::Valid } else { Literal::Invalid }
+            if is_bool_text(value) {
+                Literal::Valid
+            } else {
+                Literal::Invalid
+            }
         }
         Ty::Date => {
-            if matches!(value.trim().to_ascii_lowercase().as_str(), "today" | "tomorrow" | "yesterday" | "epoch" | "infinity" | "-infinity") {
+            if matches!(
+                value.trim().to_ascii_lowercase().as_str(),
+                "today" | "tomorrow" | "yesterday" | "epoch" | "infinity" | "-infinity"
+            ) {
                 return Literal::Valid;
             }
             match split_date(value) {
@@ -229,7 +280,10 @@ pub fn literal_for(ty: &Ty, value: &str) -> Literal {
             }
         }
         Ty::Timestamp | Ty::TimestampTz => {
-            if matches!(value.trim().to_ascii_lowercase().as_str(), "now" | "today" | "tomorrow" | "yesterday" | "epoch" | "infinity" | "-infinity") {
+            if matches!(
+                value.trim().to_ascii_lowercase().as_str(),
+                "now" | "today" | "tomorrow" | "yesterday" | "epoch" | "infinity" | "-infinity"
+            ) {
                 return Literal::Valid;
             }
             match split_date(value) {
@@ -239,7 +293,9 @@ pub fn literal_for(ty: &Ty, value: &str) -> Literal {
                         return Literal::Valid;
                     }
                     match check_time(time) {
-                        Some(true) => Literal::ValidDifferent("24:00:00 is the next midnight here; MySQL rejects it"),
+                        Some(true) => Literal::ValidDifferent(
+                            "24:00:00 is the next midnight here; MySQL rejects it",
+                        ),
                         Some(false) => Literal::Valid,
                         None => Literal::Invalid,
                     }
@@ -253,13 +309,25 @@ pub fn literal_for(ty: &Ty, value: &str) -> Literal {
             None => Literal::Invalid,
         },
         Ty::Enum(members) => {
-            if members.is_empty() || members.iter().any(|m| m == value) { Literal::Valid } else { Literal::Invalid }
+            if members.is_empty() || members.iter().any(|m| m == value) {
+                Literal::Valid
+            } else {
+                Literal::Invalid
+            }
         }
         Ty::Bits => {
-            if !value.is_empty() && value.bytes().all(|b| b == b'0' || b == b'1') { Literal::Valid } else { Literal::Invalid }
+            if !value.is_empty() && value.bytes().all(|b| b == b'0' || b == b'1') {
+                Literal::Valid
+            } else {
+                Literal::Invalid
+            }
         }
         Ty::Json => {
-            if serde_json::from_str::<serde_json::Value>(value).is_ok() { Literal::Valid } else { Literal::Invalid }
+            if serde_json::from_str::<serde_json::Value>(value).is_ok() {
+                Literal::Valid
+            } else {
+                Literal::Invalid
+            }
         }
         _ => Literal::Valid,
     }
@@ -281,10 +349,22 @@ mod tests {
         assert_eq!(literal_for(&Ty::Date, "2024-02-29"), Literal::Valid);
         assert_eq!(literal_for(&Ty::Date, "2024-5-1"), Literal::Valid);
         assert_eq!(literal_for(&Ty::Date, "20240501"), Literal::Valid);
-        assert_eq!(literal_for(&Ty::Timestamp, "2024-05-01 24:00:00"), Literal::ValidDifferent("24:00:00 is the next midnight here; MySQL rejects it"));
-        assert_eq!(literal_for(&Ty::Timestamp, "2024-05-01 10:00:00.5"), Literal::Valid);
-        assert_eq!(literal_for(&Ty::Timestamp, "2024-05-01 25:00:00"), Literal::Invalid);
-        assert_eq!(literal_for(&Ty::Enum(vec!["pro".into()]), "PRO"), Literal::Invalid);
+        assert_eq!(
+            literal_for(&Ty::Timestamp, "2024-05-01 24:00:00"),
+            Literal::ValidDifferent("24:00:00 is the next midnight here; MySQL rejects it")
+        );
+        assert_eq!(
+            literal_for(&Ty::Timestamp, "2024-05-01 10:00:00.5"),
+            Literal::Valid
+        );
+        assert_eq!(
+            literal_for(&Ty::Timestamp, "2024-05-01 25:00:00"),
+            Literal::Invalid
+        );
+        assert_eq!(
+            literal_for(&Ty::Enum(vec!["pro".into()]), "PRO"),
+            Literal::Invalid
+        );
         assert_eq!(literal_for(&Ty::Json, "{\"a\":1}"), Literal::Valid);
     }
 }

@@ -299,7 +299,9 @@ async fn mysql_execute(
                         .map(|i| match row.as_ref(i) {
                             None | Some(mysql_async::Value::NULL) => Value::Null,
                             // BIT arrives as its bytes, big-endian, not as text.
-                            Some(mysql_async::Value::Bytes(b)) if columns[i].kind == Kind::Bits && b.len() <= 8 => {
+                            Some(mysql_async::Value::Bytes(b))
+                                if columns[i].kind == Kind::Bits && b.len() <= 8 =>
+                            {
                                 Value::Bits(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64))
                             }
                             Some(mysql_async::Value::Bytes(b)) => {
@@ -333,12 +335,22 @@ async fn pg_execute(
 /// Column types come from describing the statement; values from the simple (text) protocol, so that
 /// any type, including ones the driver has no decoder for, arrives as the server prints it. A
 /// statement that cannot be described (several statements, some utility commands) runs without types.
-async fn pg_describe(client: &tokio_postgres::Client, sql: &str, ep: &Endpoint) -> Result<Described, DbError> {
+async fn pg_describe(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    ep: &Endpoint,
+) -> Result<Described, DbError> {
     Ok(match client.prepare(sql).await {
         Ok(stmt) => Some(
             stmt.columns()
                 .iter()
-                .map(|c| (c.name().to_string(), pg_kind(c.type_()), c.type_().name().to_string()))
+                .map(|c| {
+                    (
+                        c.name().to_string(),
+                        pg_kind(c.type_()),
+                        c.type_().name().to_string(),
+                    )
+                })
                 .collect(),
         ),
         Err(e) => match e.as_db_error() {
@@ -351,7 +363,12 @@ async fn pg_describe(client: &tokio_postgres::Client, sql: &str, ep: &Endpoint) 
     })
 }
 
-async fn pg_run(client: &tokio_postgres::Client, sql: &str, kinds: Described, ep: &Endpoint) -> Result<Outcome, DbError> {
+async fn pg_run(
+    client: &tokio_postgres::Client,
+    sql: &str,
+    kinds: Described,
+    ep: &Endpoint,
+) -> Result<Outcome, DbError> {
     use tokio_postgres::SimpleQueryMessage;
     let messages = client
         .simple_query(sql)

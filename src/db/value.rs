@@ -324,6 +324,15 @@ impl Value {
         }
     }
 
+    /// The value as plain text, as a server printed it (catalog names, counts, hashes); None for NULL.
+    pub fn as_text(&self) -> Option<String> {
+        match self {
+            Value::Text(t) | Value::Bytes(t) => Some(String::from_utf8_lossy(t).into_owned()),
+            Value::Null => None,
+            other => Some(other.display()),
+        }
+    }
+
     /// A short printable form, for reports and diffs.
     pub fn display(&self) -> String {
         match self {

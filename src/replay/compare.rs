@@ -12,7 +12,10 @@ fn key_columns(items: &[OrderItem], set: &ResultSet) -> Option<Vec<usize>> {
     items
         .iter()
         .map(|i| match i {
-            OrderItem::Column(name) => set.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)),
+            OrderItem::Column(name) => set
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name)),
             OrderItem::Position(p) if *p >= 1 && *p <= set.columns.len() => Some(p - 1),
             _ => None,
         })
@@ -27,7 +30,13 @@ fn keys_equal(a: &[Value], b: &[Value], keys: &[usize], tol: &Tolerance) -> bool
 }
 
 /// Compares two results under the statement's compare mode.
-pub fn compare(source: &Outcome, target: &Outcome, mode: &CompareMode, items: &[OrderItem], tol: &Tolerance) -> OutcomeComparison {
+pub fn compare(
+    source: &Outcome,
+    target: &Outcome,
+    mode: &CompareMode,
+    items: &[OrderItem],
+    tol: &Tolerance,
+) -> OutcomeComparison {
     let CompareMode::Ordered { .. } = mode else {
         return compare_outcomes(source, target, false, tol);
     };
@@ -52,10 +61,23 @@ pub fn compare(source: &Outcome, target: &Outcome, mode: &CompareMode, items: &[
             while j < a.rows.len() && keys_equal(&a.rows[i], &a.rows[j], &keys, tol) {
                 j += 1;
             }
-            let sub = |s: &ResultSet| ResultSet { columns: s.columns.clone(), rows: s.rows[i..j].to_vec() };
-            if let OutcomeComparison::Differs { left, right, .. } = compare_sets(&sub(a), &sub(b), false, tol) {
+            let sub = |s: &ResultSet| ResultSet {
+                columns: s.columns.clone(),
+                rows: s.rows[i..j].to_vec(),
+            };
+            if let OutcomeComparison::Differs { left, right, .. } =
+                compare_sets(&sub(a), &sub(b), false, tol)
+            {
                 return OutcomeComparison::Differs {
-                    reason: format!("{}rows come in a different order (first at row {})", if source.sets.len() > 1 { format!("result set {}: ", n + 1) } else { String::new() }, i + 1),
+                    reason: format!(
+                        "{}rows come in a different order (first at row {})",
+                        if source.sets.len() > 1 {
+                            format!("result set {}: ", n + 1)
+                        } else {
+                            String::new()
+                        },
+                        i + 1
+                    ),
                     left,
                     right,
                 };
@@ -72,14 +94,29 @@ pub fn compare(source: &Outcome, target: &Outcome, mode: &CompareMode, items: &[
 /// (`+`), compared by their printed canonical values, at most `max` lines.
 pub fn row_diff(source: &Outcome, target: &Outcome, max: usize) -> Vec<String> {
     let rows = |o: &Outcome| -> Vec<String> {
-        let mut v: Vec<String> = o.sets.iter().flat_map(|s| s.rows.iter().map(|r| r.iter().map(Value::display).collect::<Vec<_>>().join(" | "))).collect();
+        let mut v: Vec<String> = o
+            .sets
+            .iter()
+            .flat_map(|s| {
+                s.rows
+                    .iter()
+                    .map(|r| r.iter().map(Value::display).collect::<Vec<_>>().join(" | "))
+            })
+            .collect();
         v.sort();
         v
     };
     let (a, b) = (rows(source), rows(target));
     let mut out = Vec::new();
     if let Some(s) = source.sets.first() {
-        out.push(format!("  {}", s.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(" | ")));
+        out.push(format!(
+            "  {}",
+            s.columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
     }
     let (mut i, mut j) = (0, 0);
     while (i < a.len() || j < b.len()) && out.len() < max {
@@ -110,7 +147,10 @@ pub fn row_diff(source: &Outcome, target: &Outcome, max: usize) -> Vec<String> {
         }
     }
     if out.len() <= 1 && a != b {
-        out.push("  (rows are equal as printed; they differ in order or beyond the printed precision)".into());
+        out.push(
+            "  (rows are equal as printed; they differ in order or beyond the printed precision)"
+                .into(),
+        );
     }
     out
 }

@@ -34,13 +34,26 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     let g = merge_lat(&a.lag_hist, &b.lag_hist, "lag histogram")?;
     a.start_lag_ms = g.summary();
     a.lag_hist = g.encode();
-    let per_s = |n: u64| if a.elapsed_s > 0.0 { n as f64 / a.elapsed_s } else { 0.0 };
+    let per_s = |n: u64| {
+        if a.elapsed_s > 0.0 {
+            n as f64 / a.elapsed_s
+        } else {
+            0.0
+        }
+    };
     a.qps = per_s(a.statements);
     a.tps = per_s(a.commits);
-    a.error_rate = if a.statements > 0 { a.errors as f64 / a.statements as f64 } else { 0.0 };
+    a.error_rate = if a.statements > 0 {
+        a.errors as f64 / a.statements as f64
+    } else {
+        0.0
+    };
     for (i, s) in b.timeline.iter().enumerate() {
         if a.timeline.len() <= i {
-            a.timeline.push(TimeSlice { t_s: s.t_s, ..Default::default() });
+            a.timeline.push(TimeSlice {
+                t_s: s.t_s,
+                ..Default::default()
+            });
         }
         let t = &mut a.timeline[i];
         t.statements += s.statements;
@@ -48,7 +61,13 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
         t.commits += s.commits;
         t.qps = t.statements as f64 / 10.0;
         if let Some(h) = &s.latency_hist {
-            let merged = merge_lat(t.latency_hist.as_ref().unwrap_or(&SerializedLatency::default()), h, "timeline histogram")?;
+            let merged = merge_lat(
+                t.latency_hist
+                    .as_ref()
+                    .unwrap_or(&SerializedLatency::default()),
+                h,
+                "timeline histogram",
+            )?;
             t.p99_ms = merged.summary().p99;
             t.latency_ms = Some(merged.summary());
             t.latency_hist = Some(merged.encode());
@@ -60,10 +79,15 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
 /// Merges shard reports into one.
 pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
     let mut it = reports.into_iter();
-    let Some(mut out) = it.next() else { return Err("nothing to merge".into()) };
+    let Some(mut out) = it.next() else {
+        return Err("nothing to merge".into());
+    };
     for r in it {
         if r.mode != out.mode {
-            return Err(format!("cannot merge a {} replay with a {} replay", r.mode, out.mode));
+            return Err(format!(
+                "cannot merge a {} replay with a {} replay",
+                r.mode, out.mode
+            ));
         }
         out.interrupted |= r.interrupted;
         out.sessions += r.sessions;
@@ -93,10 +117,13 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
                     x.not_comparable += f.not_comparable;
                     x.rewritten += f.rewritten;
                     x.not_rewritable += f.not_rewritable;
-                    let side = |a: &mut FingerprintSide, b: &FingerprintSide| -> Result<(), String> {
+                    let side = |a: &mut FingerprintSide,
+                                b: &FingerprintSide|
+                     -> Result<(), String> {
                         a.statements += b.statements;
                         a.errors += b.errors;
-                        let l = merge_lat(&a.latency_hist, &b.latency_hist, "fingerprint histogram")?;
+                        let l =
+                            merge_lat(&a.latency_hist, &b.latency_hist, "fingerprint histogram")?;
                         a.latency_ms = l.summary();
                         a.latency_hist = l.encode();
                         if a.first_error.is_none() {
@@ -112,7 +139,11 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
             }
         }
         for g in r.mismatch_groups {
-            match out.mismatch_groups.iter_mut().find(|x| x.id == g.id && x.category == g.category) {
+            match out
+                .mismatch_groups
+                .iter_mut()
+                .find(|x| x.id == g.id && x.category == g.category)
+            {
                 None => out.mismatch_groups.push(g),
                 Some(x) => {
                     x.count += g.count;
@@ -130,7 +161,10 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
     let rule = out.regression_rule;
     for f in &mut out.fingerprints {
         let Some(t) = &f.target else { continue };
-        let (s, t) = (lat(&f.source.latency_hist, "histogram")?, lat(&t.latency_hist, "histogram")?);
+        let (s, t) = (
+            lat(&f.source.latency_hist, "histogram")?,
+            lat(&t.latency_hist, "histogram")?,
+        );
         let test = regression(&s, &t, &rule);
         if test.regression {
             let (a, b) = (s.summary(), t.summary());
@@ -149,6 +183,7 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
         }
         f.latency_test = Some(test);
     }
-    out.mismatch_groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+    out.mismatch_groups
+        .sort_by_key(|g| std::cmp::Reverse(g.count));
     Ok(out)
 }

@@ -4,10 +4,13 @@
 //! nothing).
 
 use crate::db::Engine;
-use crate::sql::classify::{StatementClass, classify, has_top_level_order_by, nondeterministic_functions};
+use crate::sql::classify::{
+    StatementClass, classify, has_top_level_order_by, nondeterministic_functions,
+};
 use crate::sql::keywords::eq_kw;
-use crate::sql::lexer::{Lexer, Token, TokenKind};
+use crate::sql::lexer::{Token, TokenKind};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Which statements a replay sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -48,7 +51,7 @@ pub struct StatementPlan {
     /// Tables the statement reads and writes (lower case, without the database), to tell races
     /// between concurrent sessions from real differences.
     pub tables_read: Vec<String>,
-    pub tables_written: Vec<String>,
+    pub tables_written: Arc<Vec<String>>,
 }
 
 /// Tables after FROM/JOIN (read) and after UPDATE, INSERT/REPLACE INTO, DELETE FROM (written).
@@ -72,15 +75,21 @@ pub fn tables(sql: &[u8]) -> (Vec<String>, Vec<String>) {
     for i in 0..toks.len() {
         let x = w(i);
         if (eq_kw(x, b"FROM") || eq_kw(x, b"JOIN"))
-            && let Some(n) = name_at(i + 1) {
-                if eq_kw(first, b"DELETE") && eq_kw(x, b"FROM") {
-                    wr.push(n.clone());
-                }
-                r.push(n);
+            && let Some(n) = name_at(i + 1)
+        {
+            if eq_kw(first, b"DELETE") && eq_kw(x, b"FROM") {
+                wr.push(n.clone());
             }
-        if (eq_kw(x, b"INTO") && (eq_kw(first, b"INSERT") || eq_kw(first, b"REPLACE"))) || (i == 0 && eq_kw(x, b"UPDATE")) {
+            r.push(n);
+        }
+        if (eq_kw(x, b"INTO") && (eq_kw(first, b"INSERT") || eq_kw(first, b"REPLACE")))
+            || (i == 0 && eq_kw(x, b"UPDATE"))
+        {
             let mut k = i + 1;
-            while matches!(w(k).to_ascii_uppercase().as_slice(), b"LOW_PRIORITY" | b"IGNORE") {
+            while matches!(
+                w(k).to_ascii_uppercase().as_slice(),
+                b"LOW_PRIORITY" | b"IGNORE"
+            ) {
                 k += 1;
             }
             if let Some(n) = name_at(k) {
@@ -121,9 +130,7 @@ pub enum OrderItem {
 }
 
 fn significant(sql: &[u8]) -> Vec<Token> {
-    Lexer::new(sql)
-        .filter(|t| !matches!(t.kind, TokenKind::Whitespace | TokenKind::Comment | TokenKind::Hint | TokenKind::VersionCommentStart | TokenKind::VersionCommentEnd))
-        .collect()
+    crate::sql::classify::significant(sql).collect()
 }
 
 /// The control meaning of a statement.
@@ -131,7 +138,9 @@ pub fn control_of(sql: &[u8]) -> Control {
     let toks = significant(sql);
     let w = |i: usize| toks.get(i).map(|t| t.text(sql)).unwrap_or(b"");
     let first = w(0);
-    if eq_kw(first, b"BEGIN") && toks.len() <= 2 || eq_kw(first, b"START") && eq_kw(w(1), b"TRANSACTION") {
+    if eq_kw(first, b"BEGIN") && toks.len() <= 2
+        || eq_kw(first, b"START") && eq_kw(w(1), b"TRANSACTION")
+    {
         Control::Begin
     } else if eq_kw(first, b"COMMIT") {
         Control::Commit
@@ -139,7 +148,9 @@ pub fn control_of(sql: &[u8]) -> Control {
         Control::Rollback
     } else if eq_kw(first, b"USE") {
         Control::Use
-    } else if (eq_kw(first, b"LOCK") || eq_kw(first, b"UNLOCK")) && (eq_kw(w(1), b"TABLES") || eq_kw(w(1), b"TABLE")) {
+    } else if (eq_kw(first, b"LOCK") || eq_kw(first, b"UNLOCK"))
+        && (eq_kw(w(1), b"TABLES") || eq_kw(w(1), b"TABLE"))
+    {
         Control::LockTables
     } else if eq_kw(first, b"SET") {
         let mut i = 1;
@@ -168,23 +179,51 @@ pub fn order_items(sql: &[u8]) -> Vec<OrderItem> {
         match (t.kind, t.text(sql)) {
             (TokenKind::Punct, b"(") => depth += 1,
             (TokenKind::Punct, b")") => depth -= 1,
-            (TokenKind::Word, w) if depth == 0 && eq_kw(w, b"ORDER") && toks.get(i + 1).is_some_and(|n| eq_kw(n.text(sql), b"BY")) => start = Some(i + 2),
+            (TokenKind::Word, w)
+                if depth == 0
+                    && eq_kw(w, b"ORDER")
+                    && toks.get(i + 1).is_some_and(|n| eq_kw(n.text(sql), b"BY")) =>
+            {
+                start = Some(i + 2)
+            }
             _ => {}
         }
     }
-    let Some(start) = start else { return Vec::new() };
+    let Some(start) = start else {
+        return Vec::new();
+    };
     let mut items = Vec::new();
     let mut cur: Vec<Token> = Vec::new();
     let mut depth = 0;
     let finish = |cur: &mut Vec<Token>, items: &mut Vec<OrderItem>| {
         let mut parts: Vec<&Token> = cur.iter().collect();
-        if parts.last().is_some_and(|t| eq_kw(t.text(sql), b"ASC") || eq_kw(t.text(sql), b"DESC")) {
+        if parts
+            .last()
+            .is_some_and(|t| eq_kw(t.text(sql), b"ASC") || eq_kw(t.text(sql), b"DESC"))
+        {
             parts.pop();
         }
         let item = match parts.as_slice() {
-            [t] if t.kind == TokenKind::Number => t.text(sql).iter().try_fold(0usize, |a, &d| if d.is_ascii_digit() { Some(a * 10 + (d - b'0') as usize) } else { None }).map_or(OrderItem::Expression, OrderItem::Position),
-            [t] if matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) => OrderItem::Column(unquote(t.text(sql))),
-            [_, dot, t] if dot.text(sql) == b"." && matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) => OrderItem::Column(unquote(t.text(sql))),
+            [t] if t.kind == TokenKind::Number => t
+                .text(sql)
+                .iter()
+                .try_fold(0usize, |a, &d| {
+                    if d.is_ascii_digit() {
+                        Some(a * 10 + (d - b'0') as usize)
+                    } else {
+                        None
+                    }
+                })
+                .map_or(OrderItem::Expression, OrderItem::Position),
+            [t] if matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) => {
+                OrderItem::Column(unquote(t.text(sql)))
+            }
+            [_, dot, t]
+                if dot.text(sql) == b"."
+                    && matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) =>
+            {
+                OrderItem::Column(unquote(t.text(sql)))
+            }
             _ => OrderItem::Expression,
         };
         items.push(item);
@@ -197,7 +236,14 @@ pub fn order_items(sql: &[u8]) -> Vec<OrderItem> {
             (TokenKind::Punct, b")") => depth -= 1,
             _ => {}
         }
-        if depth == 0 && (t.kind == TokenKind::Word && (eq_kw(txt, b"LIMIT") || eq_kw(txt, b"FOR") || eq_kw(txt, b"LOCK") || eq_kw(txt, b"OFFSET")) || txt == b";") {
+        if depth == 0
+            && (t.kind == TokenKind::Word
+                && (eq_kw(txt, b"LIMIT")
+                    || eq_kw(txt, b"FOR")
+                    || eq_kw(txt, b"LOCK")
+                    || eq_kw(txt, b"OFFSET"))
+                || txt == b";")
+        {
             break;
         }
         if depth == 0 && txt == b"," {
@@ -236,23 +282,41 @@ pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
     let control = control_of(sql);
     let nondet = nondeterministic_functions(sql);
     let ordered = has_top_level_order_by(sql);
-    let items = if ordered { order_items(sql) } else { Vec::new() };
+    let items = if ordered {
+        order_items(sql)
+    } else {
+        Vec::new()
+    };
     let compare = if !nondet.is_empty() {
-        CompareMode::NotComparable { reason: format!("calls {}", nondet.join(", ")) }
+        CompareMode::NotComparable {
+            reason: format!("calls {}", nondet.join(", ")),
+        }
     } else if has_limit(sql) && !ordered {
-        CompareMode::NotComparable { reason: "LIMIT without ORDER BY: which rows come back is up to each server".into() }
+        CompareMode::NotComparable {
+            reason: "LIMIT without ORDER BY: which rows come back is up to each server".into(),
+        }
     } else if ordered {
         // Resolved per result; an expression key means the order cannot be checked.
-        if items.contains(&OrderItem::Expression) { CompareMode::OrderUnchecked } else { CompareMode::Ordered { keys: Vec::new() } }
+        if items.contains(&OrderItem::Expression) {
+            CompareMode::OrderUnchecked
+        } else {
+            CompareMode::Ordered { keys: Vec::new() }
+        }
     } else {
         CompareMode::Multiset
     };
     let skip = match (mode, class) {
         (_, StatementClass::Other) => Some("administration statement (never replayed)"),
         (Mode::Reads, StatementClass::Read) => None,
-        (Mode::Reads, StatementClass::Session) if control == Control::Set || control == Control::Use => {
+        (Mode::Reads, StatementClass::Session)
+            if control == Control::Set || control == Control::Use =>
+        {
             let text = String::from_utf8_lossy(sql).to_ascii_uppercase();
-            if text.contains("GLOBAL") || text.contains("PERSIST") { Some("SET GLOBAL (never replayed)") } else { None }
+            if text.contains("GLOBAL") || text.contains("PERSIST") {
+                Some("SET GLOBAL (never replayed)")
+            } else {
+                None
+            }
         }
         (Mode::Reads, StatementClass::Session) => Some("transaction setting (--mode reads)"),
         (Mode::Reads, StatementClass::LockingRead) => Some("locking read (--mode reads)"),
@@ -261,12 +325,24 @@ pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
         (Mode::Reads, StatementClass::Transaction) => Some("transaction control (--mode reads)"),
         (Mode::All, StatementClass::Session) => {
             let text = String::from_utf8_lossy(sql).to_ascii_uppercase();
-            if text.contains("GLOBAL") || text.contains("PERSIST") { Some("SET GLOBAL (never replayed)") } else { None }
+            if text.contains("GLOBAL") || text.contains("PERSIST") {
+                Some("SET GLOBAL (never replayed)")
+            } else {
+                None
+            }
         }
         (Mode::All, _) => None,
     };
     let (tables_read, tables_written) = tables(sql);
-    StatementPlan { class, compare, skip, control, order_items: items, tables_read, tables_written }
+    StatementPlan {
+        class,
+        compare,
+        skip,
+        control,
+        order_items: items,
+        tables_read,
+        tables_written: Arc::new(tables_written),
+    }
 }
 
 /// What a side sends for a statement.
@@ -288,9 +364,13 @@ pub fn send_for(control: &Control, engine: Engine, url_has_db: bool) -> Send {
         (Engine::MySql, _) => Send::Text,
         (Engine::Postgres, Control::Begin) => Send::Replace("BEGIN"),
         (Engine::Postgres, Control::Use) => Send::Skip("USE has no PostgreSQL equivalent"),
-        (Engine::Postgres, Control::LockTables) => Send::Skip("LOCK TABLES has no PostgreSQL equivalent"),
+        (Engine::Postgres, Control::LockTables) => {
+            Send::Skip("LOCK TABLES has no PostgreSQL equivalent")
+        }
         (Engine::Postgres, Control::Set) => Send::Skip("MySQL session setting"),
-        (Engine::Postgres, Control::Autocommit(_)) => Send::Skip("autocommit is emulated with BEGIN"),
+        (Engine::Postgres, Control::Autocommit(_)) => {
+            Send::Skip("autocommit is emulated with BEGIN")
+        }
         (Engine::Postgres, _) => Send::Text,
     }
 }
@@ -301,22 +381,61 @@ mod tests {
 
     #[test]
     fn plans_what_sysbench_sends() {
-        let p = plan(b"SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c", Mode::Reads);
+        let p = plan(
+            b"SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c",
+            Mode::Reads,
+        );
         assert_eq!(p.compare, CompareMode::Ordered { keys: Vec::new() });
         assert_eq!(p.order_items, vec![OrderItem::Column("c".into())]);
         assert_eq!(p.skip, None);
-        assert_eq!(plan(b"UPDATE sbtest1 SET k=k+1 WHERE id=5", Mode::Reads).skip, Some("write (--mode reads)"));
-        assert_eq!(plan(b"UPDATE sbtest1 SET k=k+1 WHERE id=5", Mode::All).skip, None);
+        assert_eq!(
+            plan(b"UPDATE sbtest1 SET k=k+1 WHERE id=5", Mode::Reads).skip,
+            Some("write (--mode reads)")
+        );
+        assert_eq!(
+            plan(b"UPDATE sbtest1 SET k=k+1 WHERE id=5", Mode::All).skip,
+            None
+        );
         assert_eq!(plan(b"BEGIN", Mode::All).control, Control::Begin);
-        assert_eq!(plan(b"SET autocommit=0", Mode::All).control, Control::Autocommit(false));
-        assert!(matches!(plan(b"SELECT NOW()", Mode::Reads).compare, CompareMode::NotComparable { .. }));
-        assert!(matches!(plan(b"SELECT * FROM t LIMIT 1", Mode::Reads).compare, CompareMode::NotComparable { .. }));
-        assert_eq!(plan(b"SELECT a FROM t ORDER BY LOWER(a)", Mode::Reads).compare, CompareMode::OrderUnchecked);
-        assert_eq!(order_items(b"SELECT a, b FROM t ORDER BY t.`a` DESC, 2 LIMIT 3"), vec![OrderItem::Column("a".into()), OrderItem::Position(2)]);
-        assert_eq!(plan(b"SET GLOBAL general_log = 0", Mode::All).skip, Some("SET GLOBAL (never replayed)"));
-        assert_eq!(tables(b"SELECT a FROM db.`T1` t JOIN t2 ON 1"), (vec!["t1".to_string(), "t2".to_string()], vec![]));
-        assert_eq!(tables(b"UPDATE sbtest1 SET k=k+1 WHERE id=5").1, vec!["sbtest1".to_string()]);
-        assert_eq!(tables(b"INSERT INTO sbtest2 (id) VALUES (1)").1, vec!["sbtest2".to_string()]);
-        assert_eq!(tables(b"DELETE FROM sbtest3 WHERE id=1").1, vec!["sbtest3".to_string()]);
+        assert_eq!(
+            plan(b"SET autocommit=0", Mode::All).control,
+            Control::Autocommit(false)
+        );
+        assert!(matches!(
+            plan(b"SELECT NOW()", Mode::Reads).compare,
+            CompareMode::NotComparable { .. }
+        ));
+        assert!(matches!(
+            plan(b"SELECT * FROM t LIMIT 1", Mode::Reads).compare,
+            CompareMode::NotComparable { .. }
+        ));
+        assert_eq!(
+            plan(b"SELECT a FROM t ORDER BY LOWER(a)", Mode::Reads).compare,
+            CompareMode::OrderUnchecked
+        );
+        assert_eq!(
+            order_items(b"SELECT a, b FROM t ORDER BY t.`a` DESC, 2 LIMIT 3"),
+            vec![OrderItem::Column("a".into()), OrderItem::Position(2)]
+        );
+        assert_eq!(
+            plan(b"SET GLOBAL general_log = 0", Mode::All).skip,
+            Some("SET GLOBAL (never replayed)")
+        );
+        assert_eq!(
+            tables(b"SELECT a FROM db.`T1` t JOIN t2 ON 1"),
+            (vec!["t1".to_string(), "t2".to_string()], vec![])
+        );
+        assert_eq!(
+            tables(b"UPDATE sbtest1 SET k=k+1 WHERE id=5").1,
+            vec!["sbtest1".to_string()]
+        );
+        assert_eq!(
+            tables(b"INSERT INTO sbtest2 (id) VALUES (1)").1,
+            vec!["sbtest2".to_string()]
+        );
+        assert_eq!(
+            tables(b"DELETE FROM sbtest3 WHERE id=1").1,
+            vec!["sbtest3".to_string()]
+        );
     }
 }

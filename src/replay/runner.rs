@@ -51,7 +51,10 @@ pub struct OrderGate {
 
 impl OrderGate {
     fn new() -> OrderGate {
-        OrderGate { state: std::sync::Mutex::new((1, Default::default())), ..Default::default() }
+        OrderGate {
+            state: std::sync::Mutex::new((1, Default::default())),
+            ..Default::default()
+        }
     }
 
     fn next(&self) -> u64 {
@@ -69,14 +72,15 @@ impl OrderGate {
                 self.timeouts.fetch_add(1, Ordering::Relaxed);
                 // Move the order past whatever is stuck, so later statements do not wait for it too.
                 if let Ok(mut s) = self.state.lock()
-                    && s.0 < seq {
-                        s.0 = seq;
-                        let (next, set) = &mut *s;
-                        set.retain(|&x| x >= *next);
-                        while set.remove(next) {
-                            *next += 1;
-                        }
+                    && s.0 < seq
+                {
+                    s.0 = seq;
+                    let (next, set) = &mut *s;
+                    set.retain(|&x| x >= *next);
+                    while set.remove(next) {
+                        *next += 1;
                     }
+                }
                 self.notify.notify_waiters();
                 return;
             }
@@ -150,6 +154,24 @@ struct Done {
     published: Option<Arc<Vec<String>>>,
 }
 
+impl Done {
+    /// A result for a statement that was not run (skipped, or no connection).
+    fn unsent(side: Side, job: Arc<Job>, res: Res) -> Done {
+        Done {
+            side,
+            job,
+            res,
+            lag_us: 0,
+            latency_us: 0,
+            at_us: 0,
+            commit: false,
+            reconnected: false,
+            snapshot_us: 0,
+            published: None,
+        }
+    }
+}
+
 /// What the dispatcher found out.
 #[derive(Default)]
 struct DispatchSummary {
@@ -168,9 +190,14 @@ struct DispatchSummary {
 pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     // Fail early on unreachable servers and wrong credentials, before any statement is sent.
     for ep in std::iter::once(&opts.source).chain(opts.target.iter()) {
-        Session::connect(ep).await.map_err(ReplayError::Db)?.close().await;
+        Session::connect(ep)
+            .await
+            .map_err(ReplayError::Db)?
+            .close()
+            .await;
     }
-    let reader = EventReader::open(&opts.logs, opts.capture.clone()).map_err(|e| ReplayError::Input(e.to_string()))?;
+    let reader = EventReader::open(&opts.logs, opts.capture.clone())
+        .map_err(|e| ReplayError::Input(e.to_string()))?;
     let inputs: Vec<String> = reader.inputs().iter().map(|i| i.path.clone()).collect();
     let stop = Arc::new(AtomicBool::new(false));
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -201,10 +228,24 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     let start = Instant::now() + HEADROOM;
     let opts = Arc::new(opts);
     let comparator = tokio::spawn(compare_loop(done_rx, opts.clone(), start));
-    let gates = if opts.keep_order { Some((Arc::new(OrderGate::new()), Arc::new(OrderGate::new()))) } else { None };
-    let mut summary = dispatch(batch_rx, opts.clone(), done_tx, start, stop.clone(), gates.clone()).await?;
+    let gates = if opts.keep_order {
+        Some((Arc::new(OrderGate::new()), Arc::new(OrderGate::new())))
+    } else {
+        None
+    };
+    let mut summary = dispatch(
+        batch_rx,
+        opts.clone(),
+        done_tx,
+        start,
+        stop.clone(),
+        gates.clone(),
+    )
+    .await?;
     summary.inputs = inputs;
-    let acc = comparator.await.map_err(|e| ReplayError::Input(format!("comparator failed: {e}")))?;
+    let acc = comparator
+        .await
+        .map_err(|e| ReplayError::Input(format!("comparator failed: {e}")))?;
     let mut report = finish(acc, summary, &opts, interrupted.load(Ordering::SeqCst));
     if let Some((gs, gt)) = gates {
         if let Some(x) = report.sides.get_mut("source") {
@@ -237,7 +278,13 @@ fn read_batches(mut reader: EventReader, tx: mpsc::Sender<BatchMsg>) {
                 }
             }
             Ok(None) => {
-                let notes = reader.diagnostics().examples.iter().map(crate::capture::describe_note).collect::<Vec<_>>().join("\n");
+                let notes = reader
+                    .diagnostics()
+                    .examples
+                    .iter()
+                    .map(crate::capture::describe_note)
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 if !notes.is_empty() {
                     let _ = tx.blocking_send(Err(format!("notes:{notes}")));
                 }
@@ -262,17 +309,29 @@ fn shard_of(session: u64, n: u32) -> u32 {
 
 type Gates = Option<(Arc<OrderGate>, Arc<OrderGate>)>;
 
+/// Per fingerprint: the plan, and its findings for the rewriter (both shared, so that each execution
+/// clones two pointers).
+type PlanEntry = (Arc<StatementPlan>, Option<Arc<Vec<Finding>>>);
+
 /// Statements whose relative order `--keep-order` keeps: writes, locking reads, DDL and the ends of
 /// transactions (the points where one session's changes meet another's).
 fn orders_writes(p: &StatementPlan) -> bool {
     use crate::sql::classify::StatementClass as C;
-    matches!(p.class, C::Write | C::LockingRead | C::Ddl) || matches!(p.control, Control::Commit | Control::Rollback)
+    matches!(p.class, C::Write | C::LockingRead | C::Ddl)
+        || matches!(p.control, Control::Commit | Control::Rollback)
 }
 
-async fn dispatch(mut batches: mpsc::Receiver<BatchMsg>, opts: Arc<ReplayOptions>, done_tx: mpsc::Sender<Done>, start: Instant, stop: Arc<AtomicBool>, gates: Gates) -> Result<DispatchSummary, ReplayError> {
+async fn dispatch(
+    mut batches: mpsc::Receiver<BatchMsg>,
+    opts: Arc<ReplayOptions>,
+    done_tx: mpsc::Sender<Done>,
+    start: Instant,
+    stop: Arc<AtomicBool>,
+    gates: Gates,
+) -> Result<DispatchSummary, ReplayError> {
     let mut s = DispatchSummary::default();
     let mut sessions: FxHashMap<u64, SessionHandle> = FxHashMap::default();
-    let mut plans: FxHashMap<u64, (Arc<StatementPlan>, Option<Vec<Finding>>)> = FxHashMap::default();
+    let mut plans: FxHashMap<u64, PlanEntry> = FxHashMap::default();
     let mut base_us: Option<i64> = None;
     let mut last_due: FxHashMap<u64, u64> = FxHashMap::default();
     let mut seq = 0u64;
@@ -280,14 +339,19 @@ async fn dispatch(mut batches: mpsc::Receiver<BatchMsg>, opts: Arc<ReplayOptions
     let budget = Arc::new(tokio::sync::Semaphore::new(QUEUED_JOBS));
     let audit_opts = AuditOptions::default();
     let rewrite_ctx = match (&opts.profile, opts.rewrite && opts.target.is_some()) {
-        (Some(p), true) => Some(AuditContext { profile: p, schema: None, options: &audit_opts }),
+        (Some(p), true) => Some(AuditContext {
+            profile: p,
+            schema: None,
+            options: &audit_opts,
+        }),
         _ => None,
     };
     'read: while let Some(msg) = batches.recv().await {
         let batch = match msg {
             Ok(b) => b,
             Err(e) if e.starts_with("notes:") => {
-                s.notes.extend(e["notes:".len()..].lines().map(str::to_string));
+                s.notes
+                    .extend(e["notes:".len()..].lines().map(str::to_string));
                 continue;
             }
             Err(e) => return Err(ReplayError::Input(e)),
@@ -298,12 +362,20 @@ async fn dispatch(mut batches: mpsc::Receiver<BatchMsg>, opts: Arc<ReplayOptions
                 break 'read;
             }
             if let Some((k, n)) = opts.shard
-                && shard_of(ev.session, n) != k {
-                    continue;
-                }
+                && shard_of(ev.session, n) != k
+            {
+                continue;
+            }
             let (sql, is_job) = match ev.command {
                 Command::Query | Command::Execute => (ev.sql.clone(), true),
-                Command::InitDb => (format!("USE `{}`", String::from_utf8_lossy(&ev.sql).replace('`', "``")).into_bytes(), true),
+                Command::InitDb => (
+                    format!(
+                        "USE `{}`",
+                        String::from_utf8_lossy(&ev.sql).replace('`', "``")
+                    )
+                    .into_bytes(),
+                    true,
+                ),
                 Command::Quit => {
                     if let Some(h) = sessions.remove(&ev.session) {
                         let _ = h.source.send(Msg::End);
@@ -320,11 +392,29 @@ async fn dispatch(mut batches: mpsc::Receiver<BatchMsg>, opts: Arc<ReplayOptions
                 s.sessions += 1;
                 let spawn = |side: Side, ep: &Endpoint| {
                     let (tx, rx) = mpsc::unbounded_channel();
-                    let gate = gates.as_ref().map(|(s, t)| if side == Side::Source { s.clone() } else { t.clone() });
-                    tokio::spawn(worker(side, ep.clone(), opts.mode, rx, done_tx.clone(), start, stop.clone(), gate));
+                    let gate = gates.as_ref().map(|(s, t)| {
+                        if side == Side::Source {
+                            s.clone()
+                        } else {
+                            t.clone()
+                        }
+                    });
+                    tokio::spawn(worker(
+                        side,
+                        ep.clone(),
+                        opts.mode,
+                        rx,
+                        done_tx.clone(),
+                        start,
+                        stop.clone(),
+                        gate,
+                    ));
                     tx
                 };
-                SessionHandle { source: spawn(Side::Source, &opts.source), target: opts.target.as_ref().map(|t| spawn(Side::Target, t)) }
+                SessionHandle {
+                    source: spawn(Side::Source, &opts.source),
+                    target: opts.target.as_ref().map(|t| spawn(Side::Target, t)),
+                }
             });
             if !is_job {
                 continue;
@@ -352,8 +442,12 @@ async fn dispatch(mut batches: mpsc::Receiver<BatchMsg>, opts: Arc<ReplayOptions
                     let findings = rewrite_ctx.as_ref().map(|ctx| {
                         let text = String::from_utf8_lossy(&sql);
                         let (hits, _) = crate::audit::detect(&text, ctx);
-                        let origin = crate::audit::StatementOrigin { file: String::new(), line: 1, column: 1 };
-                        crate::audit::judge(&hits, &text, &origin, ctx.profile).0
+                        let origin = crate::audit::StatementOrigin {
+                            file: String::new(),
+                            line: 1,
+                            column: 1,
+                        };
+                        Arc::new(crate::audit::judge(&hits, &text, &origin, ctx.profile).0)
                     });
                     (Arc::new(plan(&sql, opts.mode)), findings)
                 })
@@ -364,18 +458,26 @@ async fn dispatch(mut batches: mpsc::Receiver<BatchMsg>, opts: Arc<ReplayOptions
             *s.counts.entry(fp).or_default() += 1;
             let mut target_sql = None;
             if let (Some(ctx), Some(f)) = (&rewrite_ctx, &findings)
-                && p.skip.is_none() && p.control == Control::None && !f.is_empty() {
-                    if let Some(r) = crate::audit::rewrite::rewrite_with(&String::from_utf8_lossy(&sql), ctx, f) {
-                        if r.complete {
-                            *s.rewritten.entry(fp).or_default() += 1;
-                        } else {
-                            *s.not_rewritable.entry(fp).or_default() += 1;
-                        }
-                        target_sql = Some(r.sql);
-                    } else if f.iter().any(|x| x.severity == crate::audit::catalog::Severity::Error) {
+                && p.skip.is_none()
+                && p.control == Control::None
+                && !f.is_empty()
+            {
+                if let Some(r) =
+                    crate::audit::rewrite::rewrite_with(&String::from_utf8_lossy(&sql), ctx, f)
+                {
+                    if r.complete {
+                        *s.rewritten.entry(fp).or_default() += 1;
+                    } else {
                         *s.not_rewritable.entry(fp).or_default() += 1;
                     }
+                    target_sql = Some(r.sql);
+                } else if f
+                    .iter()
+                    .any(|x| x.severity == crate::audit::catalog::Severity::Error)
+                {
+                    *s.not_rewritable.entry(fp).or_default() += 1;
                 }
+            }
             seq += 1;
             let order_seq = if opts.keep_order && p.skip.is_none() && orders_writes(&p) {
                 order_counter += 1;
@@ -383,8 +485,20 @@ async fn dispatch(mut batches: mpsc::Receiver<BatchMsg>, opts: Arc<ReplayOptions
             } else {
                 None
             };
-            let Ok(budget) = budget.clone().acquire_owned().await else { break 'read };
-            let job = Arc::new(Job { seq, session: ev.session, fp, due_us, sql, target_sql, plan: p, order_seq, _budget: budget });
+            let Ok(budget) = budget.clone().acquire_owned().await else {
+                break 'read;
+            };
+            let job = Arc::new(Job {
+                seq,
+                session: ev.session,
+                fp,
+                due_us,
+                sql,
+                target_sql,
+                plan: p,
+                order_seq,
+                _budget: budget,
+            });
             // A closed worker (it stopped) is not an error here: the comparator has its results.
             let _ = handle.source.send(Msg::Job(job.clone()));
             if let Some(t) = &handle.target {
@@ -432,7 +546,16 @@ async fn connect(ep: &Endpoint, mode: Mode, st: &SessionState) -> Result<Session
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedReceiver<Msg>, done: mpsc::Sender<Done>, start: Instant, stop: Arc<AtomicBool>, gate: Option<Arc<OrderGate>>) {
+async fn worker(
+    side: Side,
+    ep: Endpoint,
+    mode: Mode,
+    mut rx: mpsc::UnboundedReceiver<Msg>,
+    done: mpsc::Sender<Done>,
+    start: Instant,
+    stop: Arc<AtomicBool>,
+    gate: Option<Arc<OrderGate>>,
+) {
     let engine = ep.engine;
     let url_has_db = ep.database().is_some();
     let mut conn: Option<Session> = None;
@@ -445,9 +568,10 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
             Ok(None) => break,
             Err(_) => {
                 if !st.in_txn
-                    && let Some(c) = conn.take() {
-                        c.close().await;
-                    }
+                    && let Some(c) = conn.take()
+                {
+                    c.close().await;
+                }
                 continue;
             }
         };
@@ -464,11 +588,11 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
                 g.started(os);
             }
         };
-        let skip = |reason: &'static str| Done { side, job: job.clone(), res: Res::Skipped(reason), lag_us: 0, latency_us: 0, at_us: 0, commit: false, reconnected: false, snapshot_us: 0, published: None };
+        let skip = |reason: &'static str| Done::unsent(side, job.clone(), Res::Skipped(reason));
         let plan = &job.plan;
         if let Some(r) = plan.skip {
             pass(&gate);
-                let _ = done.send(skip(r)).await;
+            let _ = done.send(skip(r)).await;
             continue;
         }
         if engine == Engine::Postgres {
@@ -481,7 +605,9 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
                     st.in_txn = false;
                 }
                 pass(&gate);
-                let _ = done.send(skip("SET autocommit (emulated with BEGIN/COMMIT)")).await;
+                let _ = done
+                    .send(skip("SET autocommit (emulated with BEGIN/COMMIT)"))
+                    .await;
                 continue;
             }
             if st.aborted {
@@ -489,10 +615,18 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
                     st.aborted = false;
                     st.in_txn = false;
                     pass(&gate);
-                let _ = done.send(skip("end of a transaction the target aborted after an error")).await;
+                    let _ = done
+                        .send(skip(
+                            "end of a transaction the target aborted after an error",
+                        ))
+                        .await;
                 } else {
                     pass(&gate);
-                let _ = done.send(skip("inside a transaction the target aborted after an error")).await;
+                    let _ = done
+                        .send(skip(
+                            "inside a transaction the target aborted after an error",
+                        ))
+                        .await;
                 }
                 continue;
             }
@@ -515,7 +649,8 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
         if let Some(d) = due {
             // In slices, so that a stop (Ctrl-C, --duration) is noticed during long pauses.
             while Instant::now() < d && !stop.load(Ordering::Relaxed) {
-                tokio::time::sleep_until(d.min(Instant::now() + Duration::from_millis(100)).into()).await;
+                tokio::time::sleep_until(d.min(Instant::now() + Duration::from_millis(100)).into())
+                    .await;
             }
             if stop.load(Ordering::Relaxed) {
                 pass(&gate);
@@ -527,7 +662,16 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
                 Ok(c) => conn = Some(c),
                 Err(e) => {
                     pass(&gate);
-                    let _ = done.send(Done { side, job: job.clone(), res: Res::Error { code: "connect".into(), message: e.to_string() }, lag_us: 0, latency_us: 0, at_us: 0, commit: false, reconnected: false, snapshot_us: 0, published: None }).await;
+                    let _ = done
+                        .send(Done::unsent(
+                            side,
+                            job.clone(),
+                            Res::Error {
+                                code: "connect".into(),
+                                message: e.to_string(),
+                            },
+                        ))
+                        .await;
                     continue;
                 }
             }
@@ -538,10 +682,17 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
             continue;
         };
         // PostgreSQL has no autocommit=0: open the transaction MySQL would have.
-        if engine == Engine::Postgres && st.autocommit_off && !st.in_txn && !matches!(plan.control, Control::Begin | Control::Commit | Control::Rollback)
-            && c.execute("BEGIN").await.is_ok() {
-                st.in_txn = true;
-            }
+        if engine == Engine::Postgres
+            && st.autocommit_off
+            && !st.in_txn
+            && !matches!(
+                plan.control,
+                Control::Begin | Control::Commit | Control::Rollback
+            )
+            && c.execute("BEGIN").await.is_ok()
+        {
+            st.in_txn = true;
+        }
         if let (Some(g), Some(os)) = (&gate, job.order_seq) {
             g.wait_turn(os).await;
         }
@@ -568,7 +719,11 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
         let reconnected = std::mem::take(&mut lost);
         // Snapshots and visibility, for telling races between sessions from real differences.
         let in_txn_before = st.in_txn || (engine == Engine::MySql && st.autocommit_off);
-        let snapshot_us = if in_txn_before && !matches!(plan.control, Control::Begin) { *st.txn_snapshot.get_or_insert(at_us) } else { at_us };
+        let snapshot_us = if in_txn_before && !matches!(plan.control, Control::Begin) {
+            *st.txn_snapshot.get_or_insert(at_us)
+        } else {
+            at_us
+        };
         let mut published: Option<Arc<Vec<String>>> = None;
         let ok = r.is_ok();
         if ok {
@@ -576,14 +731,17 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
                 if in_txn_before {
                     st.txn_tables.extend(plan.tables_written.iter().cloned());
                 } else {
-                    published = Some(Arc::new(plan.tables_written.clone()));
+                    published = Some(plan.tables_written.clone());
                 }
             }
             if matches!(plan.control, Control::Commit) && !st.txn_tables.is_empty() {
                 published = Some(Arc::new(std::mem::take(&mut st.txn_tables)));
             }
         }
-        if matches!(plan.control, Control::Commit | Control::Rollback | Control::Begin) {
+        if matches!(
+            plan.control,
+            Control::Commit | Control::Rollback | Control::Begin
+        ) {
             st.txn_tables.clear();
             st.txn_snapshot = None;
         }
@@ -592,10 +750,15 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
                 match plan.control {
                     Control::Begin => st.in_txn = true,
                     Control::Commit | Control::Rollback => st.in_txn = false,
-                    Control::Use | Control::Set | Control::Autocommit(_) => st.restore.push(text.to_vec()),
+                    Control::Use | Control::Set | Control::Autocommit(_) => {
+                        st.restore.push(text.to_vec())
+                    }
                     _ => {}
                 }
-                if engine == Engine::MySql && st.autocommit_off && plan.class != crate::sql::classify::StatementClass::Transaction {
+                if engine == Engine::MySql
+                    && st.autocommit_off
+                    && plan.class != crate::sql::classify::StatementClass::Transaction
+                {
                     st.in_txn = true;
                 }
                 for set in &mut o.sets {
@@ -612,7 +775,11 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
                 };
                 // The connection is gone: lost on the wire, or killed by the server (MariaDB/MySQL
                 // 1927 and 1053 announce it; PostgreSQL 57P01 and 57P02).
-                let gone = matches!(e, DbError::Io { .. }) || matches!(e.code(), Some("1927" | "1053" | "2006" | "2013" | "57P01" | "57P02" | "57P03"));
+                let gone = matches!(e, DbError::Io { .. })
+                    || matches!(
+                        e.code(),
+                        Some("1927" | "1053" | "2006" | "2013" | "57P01" | "57P02" | "57P03")
+                    );
                 if gone {
                     // Reconnect before the next statement and restore the session's settings.
                     conn = None;
@@ -631,7 +798,22 @@ async fn worker(side: Side, ep: Endpoint, mode: Mode, mut rx: mpsc::UnboundedRec
             }
         };
         let commit = plan.control == Control::Commit && matches!(res, Res::Rows(_));
-        if done.send(Done { side, job: job.clone(), res, lag_us, latency_us, at_us, commit, reconnected, snapshot_us, published }).await.is_err() {
+        if done
+            .send(Done {
+                side,
+                job: job.clone(),
+                res,
+                lag_us,
+                latency_us,
+                at_us,
+                commit,
+                reconnected,
+                snapshot_us,
+                published,
+            })
+            .await
+            .is_err()
+        {
             break;
         }
     }
@@ -745,7 +927,8 @@ fn record(acc: &mut Acc, d: &Done) {
                 sa.errors += 1;
                 fs.errors += 1;
                 sl.1 += 1;
-                fs.first_error.get_or_insert_with(|| format!("{code}: {message}"));
+                fs.first_error
+                    .get_or_insert_with(|| format!("{code}: {message}"));
             }
             if d.commit {
                 sa.commits += 1;
@@ -768,7 +951,8 @@ fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) {
             acc.not_comparable += 1;
             fa.not_comparable += 1;
             if let CompareMode::NotComparable { reason } = &job.plan.compare {
-                fa.not_comparable_reason.get_or_insert_with(|| reason.clone());
+                fa.not_comparable_reason
+                    .get_or_insert_with(|| reason.clone());
             }
             return;
         }
@@ -780,13 +964,25 @@ fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) {
         }
         (Res::Rows(_), Res::Error { code, message }) => {
             category = "error_on_target";
-            (format!("only the target failed: {code}: {message}"), Vec::new())
+            (
+                format!("only the target failed: {code}: {message}"),
+                Vec::new(),
+            )
         }
         (Res::Error { code, message }, Res::Rows(_)) => {
             category = "error_on_source";
-            (format!("only the source failed: {code}: {message}"), Vec::new())
+            (
+                format!("only the source failed: {code}: {message}"),
+                Vec::new(),
+            )
         }
-        (Res::Rows(a), Res::Rows(b)) => match compare(a, b, &job.plan.compare, &job.plan.order_items, &opts.tolerance) {
+        (Res::Rows(a), Res::Rows(b)) => match compare(
+            a,
+            b,
+            &job.plan.compare,
+            &job.plan.order_items,
+            &opts.tolerance,
+        ) {
             OutcomeComparison::Same { .. } => {
                 acc.compared += 1;
                 fa.compared += 1;
@@ -800,31 +996,54 @@ fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) {
                 } else {
                     "rows"
                 };
-                let diff = if category == "rows" || category == "order" { row_diff(a, b, 12) } else { Vec::new() };
+                let diff = if category == "rows" || category == "order" {
+                    row_diff(a, b, 12)
+                } else {
+                    Vec::new()
+                };
                 (reason, diff)
             }
         },
     };
-    if opts.mode == Mode::All && !(job.plan.tables_read.is_empty() && job.plan.tables_written.is_empty()) {
+    if opts.mode == Mode::All
+        && !(job.plan.tables_read.is_empty() && job.plan.tables_written.is_empty())
+    {
         acc.suspects.push(Suspect {
             job: job.clone(),
             category,
             reason,
             diff,
-            windows: [(src.snapshot_us, src.at_us + src.latency_us), (tgt.snapshot_us, tgt.at_us + tgt.latency_us)],
+            windows: [
+                (src.snapshot_us, src.at_us + src.latency_us),
+                (tgt.snapshot_us, tgt.at_us + tgt.latency_us),
+            ],
         });
         return;
     }
     count_mismatch(acc, job, category, reason, diff, opts);
 }
 
-fn count_mismatch(acc: &mut Acc, job: &Arc<Job>, category: &'static str, reason: String, diff: Vec<String>, opts: &ReplayOptions) {
+fn count_mismatch(
+    acc: &mut Acc,
+    job: &Arc<Job>,
+    category: &'static str,
+    reason: String,
+    diff: Vec<String>,
+    opts: &ReplayOptions,
+) {
     let fa = acc.fps.entry(job.fp).or_default();
     acc.compared += 1;
     acc.mismatches += 1;
     fa.compared += 1;
     fa.mismatches += 1;
-    let g = acc.groups.entry((job.fp, category)).or_insert_with(|| MismatchGroup { category: category.to_string(), id: format_id(job.fp), ..Default::default() });
+    let g = acc
+        .groups
+        .entry((job.fp, category))
+        .or_insert_with(|| MismatchGroup {
+            category: category.to_string(),
+            id: format_id(job.fp),
+            ..Default::default()
+        });
     g.count += 1;
     if g.examples.len() < opts.examples {
         let mut sql = String::from_utf8_lossy(&job.sql).into_owned();
@@ -832,25 +1051,45 @@ fn count_mismatch(acc: &mut Acc, job: &Arc<Job>, category: &'static str, reason:
             sql.truncate(sql.char_indices().nth(2000).map_or(sql.len(), |(i, _)| i));
             sql.push('…');
         }
-        g.examples.push(MismatchExample { session: job.session, seq: job.seq, sql, target_sql: job.target_sql.clone(), reason, diff });
+        g.examples.push(MismatchExample {
+            session: job.session,
+            seq: job.seq,
+            sql,
+            target_sql: job.target_sql.clone(),
+            reason,
+            diff,
+        });
     }
 }
 
 /// Decides suspects whose windows the sides have moved well past (all of them when `all`), and
 /// forgets published writes no remaining suspect can race with.
 fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
-    let horizon = acc.watermark[0].min(acc.watermark[1]).saturating_sub(5_000_000);
+    let horizon = acc.watermark[0]
+        .min(acc.watermark[1])
+        .saturating_sub(5_000_000);
     let suspects = std::mem::take(&mut acc.suspects);
     for sp in suspects {
         if !all && sp.windows[0].1.max(sp.windows[1].1) > horizon {
             acc.suspects.push(sp);
             continue;
         }
-        let tables: Vec<&String> = sp.job.plan.tables_read.iter().chain(&sp.job.plan.tables_written).collect();
+        let tables: Vec<&String> = sp
+            .job
+            .plan
+            .tables_read
+            .iter()
+            .chain(sp.job.plan.tables_written.iter())
+            .collect();
         let raced = (0..2).any(|side| {
             let (from, to) = sp.windows[side];
             let (from, to) = (from.saturating_sub(RACE_MARGIN_US), to + RACE_MARGIN_US);
-            acc.published[side].iter().any(|(start, end, session, t)| *session != sp.job.session && *end >= from && *start <= to && t.iter().any(|x| tables.contains(&x)))
+            acc.published[side].iter().any(|(start, end, session, t)| {
+                *session != sp.job.session
+                    && *end >= from
+                    && *start <= to
+                    && t.iter().any(|x| tables.contains(&x))
+            })
         });
         if raced {
             acc.concurrent_races += 1;
@@ -862,7 +1101,14 @@ fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
             count_mismatch(acc, &sp.job, sp.category, sp.reason, sp.diff, opts);
         }
     }
-    let keep_from = acc.suspects.iter().map(|s| s.windows[0].0.min(s.windows[1].0)).min().unwrap_or(horizon).min(horizon).saturating_sub(10_000_000);
+    let keep_from = acc
+        .suspects
+        .iter()
+        .map(|s| s.windows[0].0.min(s.windows[1].0))
+        .min()
+        .unwrap_or(horizon)
+        .min(horizon)
+        .saturating_sub(10_000_000);
     for log in &mut acc.published {
         while log.front().is_some_and(|(_, end, _, _)| *end < keep_from) {
             log.pop_front();
@@ -870,7 +1116,11 @@ fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
     }
 }
 
-async fn compare_loop(mut rx: mpsc::Receiver<Done>, opts: Arc<ReplayOptions>, start: Instant) -> Acc {
+async fn compare_loop(
+    mut rx: mpsc::Receiver<Done>,
+    opts: Arc<ReplayOptions>,
+    start: Instant,
+) -> Acc {
     let mut acc = Acc::default();
     let mut pending: FxHashMap<u64, Done> = FxHashMap::default();
     let two_sided = opts.target.is_some();
@@ -894,22 +1144,27 @@ async fn compare_loop(mut rx: mpsc::Receiver<Done>, opts: Arc<ReplayOptions>, st
             settle(&mut acc, &opts, false);
         }
         if let Some(b) = &bar
-            && n.is_multiple_of(1000) {
-                b.set_message(format!(
-                    "replaying: {} results, {} compared, {} mismatches, {:.0} s",
-                    n,
-                    acc.compared,
-                    acc.mismatches,
-                    start.elapsed().as_secs_f64()
-                ));
-                b.tick();
-            }
+            && n.is_multiple_of(1000)
+        {
+            b.set_message(format!(
+                "replaying: {} results, {} compared, {} mismatches, {:.0} s",
+                n,
+                acc.compared,
+                acc.mismatches,
+                start.elapsed().as_secs_f64()
+            ));
+            b.tick();
+        }
         if !two_sided {
             continue;
         }
         match pending.remove(&d.job.seq) {
             Some(other) => {
-                let (s, t) = if d.side == Side::Source { (&d, &other) } else { (&other, &d) };
+                let (s, t) = if d.side == Side::Source {
+                    (&d, &other)
+                } else {
+                    (&other, &d)
+                };
                 pair(&mut acc, s, t, &opts);
             }
             None => {
@@ -925,8 +1180,16 @@ async fn compare_loop(mut rx: mpsc::Receiver<Done>, opts: Arc<ReplayOptions>, st
 }
 
 fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
-    let elapsed_s = a.first_at.map_or(0.0, |f| (a.last_at.saturating_sub(f)) as f64 / 1e6);
-    let per_s = |n: u64| if elapsed_s > 0.0 { n as f64 / elapsed_s } else { 0.0 };
+    let elapsed_s = a
+        .first_at
+        .map_or(0.0, |f| (a.last_at.saturating_sub(f)) as f64 / 1e6);
+    let per_s = |n: u64| {
+        if elapsed_s > 0.0 {
+            n as f64 / elapsed_s
+        } else {
+            0.0
+        }
+    };
     SideReport {
         endpoint: endpoint.to_string(),
         statements: a.statements,
@@ -935,7 +1198,11 @@ fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
         skipped: a.skipped,
         qps: per_s(a.statements),
         tps: per_s(a.commits),
-        error_rate: if a.statements > 0 { a.errors as f64 / a.statements as f64 } else { 0.0 },
+        error_rate: if a.statements > 0 {
+            a.errors as f64 / a.statements as f64
+        } else {
+            0.0
+        },
         latency_ms: a.latency.summary(),
         start_lag_ms: {
             // Lags were recorded plus one microsecond (histograms hold no zero).
@@ -949,7 +1216,16 @@ fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
             .slices
             .iter()
             .enumerate()
-            .map(|(i, (n, e, c, l))| TimeSlice { t_s: i as u64 * 10, statements: *n, errors: *e, commits: *c, qps: *n as f64 / 10.0, p99_ms: l.summary().p99, latency_ms: Some(l.summary()), latency_hist: Some(l.encode()) })
+            .map(|(i, (n, e, c, l))| TimeSlice {
+                t_s: i as u64 * 10,
+                statements: *n,
+                errors: *e,
+                commits: *c,
+                qps: *n as f64 / 10.0,
+                p99_ms: l.summary().p99,
+                latency_ms: Some(l.summary()),
+                latency_hist: Some(l.encode()),
+            })
             .collect(),
         reconnects: a.reconnects,
         order_wait_timeouts: None,
@@ -959,35 +1235,56 @@ fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
     }
 }
 
-fn finish(mut acc: Acc, s: DispatchSummary, opts: &ReplayOptions, interrupted: bool) -> ReplayReport {
+fn finish(
+    mut acc: Acc,
+    s: DispatchSummary,
+    opts: &ReplayOptions,
+    interrupted: bool,
+) -> ReplayReport {
     let mut sides = BTreeMap::new();
-    sides.insert("source".to_string(), side_report(acc.sides.remove(&0).unwrap_or_default(), &opts.source));
+    sides.insert(
+        "source".to_string(),
+        side_report(acc.sides.remove(&0).unwrap_or_default(), &opts.source),
+    );
     if let Some(t) = &opts.target {
-        sides.insert("target".to_string(), side_report(acc.sides.remove(&1).unwrap_or_default(), t));
+        sides.insert(
+            "target".to_string(),
+            side_report(acc.sides.remove(&1).unwrap_or_default(), t),
+        );
     }
     let mut fingerprints = Vec::new();
     let mut regressions = Vec::new();
     for fp in &s.order {
         let fa = acc.fps.remove(fp).unwrap_or_default();
         let text = s.fingerprints.get(fp).cloned().unwrap_or_default();
-        let fside = |x: &FpSideAcc| FingerprintSide { statements: x.statements, errors: x.errors, latency_ms: x.latency.summary(), latency_hist: x.latency.encode(), first_error: x.first_error.clone() };
-        let test = opts.target.as_ref().map(|_| regression(&fa.source.latency, &fa.target.latency, &opts.regression));
+        let fside = |x: &FpSideAcc| FingerprintSide {
+            statements: x.statements,
+            errors: x.errors,
+            latency_ms: x.latency.summary(),
+            latency_hist: x.latency.encode(),
+            first_error: x.first_error.clone(),
+        };
+        let test = opts
+            .target
+            .as_ref()
+            .map(|_| regression(&fa.source.latency, &fa.target.latency, &opts.regression));
         if let Some(t) = &test
-            && t.regression {
-                let (a, b) = (fa.source.latency.summary(), fa.target.latency.summary());
-                regressions.push(Regression {
-                    fingerprint: text.clone(),
-                    id: format_id(*fp),
-                    count: fa.target.statements,
-                    source_p50_ms: a.p50,
-                    target_p50_ms: b.p50,
-                    source_p95_ms: a.p95,
-                    target_p95_ms: b.p95,
-                    p50_ratio: t.p50_ratio,
-                    p95_ratio: t.p95_ratio,
-                    p_value: t.p_value,
-                });
-            }
+            && t.regression
+        {
+            let (a, b) = (fa.source.latency.summary(), fa.target.latency.summary());
+            regressions.push(Regression {
+                fingerprint: text.clone(),
+                id: format_id(*fp),
+                count: fa.target.statements,
+                source_p50_ms: a.p50,
+                target_p50_ms: b.p50,
+                source_p95_ms: a.p95,
+                target_p95_ms: b.p95,
+                p50_ratio: t.p50_ratio,
+                p95_ratio: t.p95_ratio,
+                p_value: t.p_value,
+            });
+        }
         fingerprints.push(FingerprintReport {
             fingerprint: text,
             id: format_id(*fp),
@@ -1011,8 +1308,21 @@ fn finish(mut acc: Acc, s: DispatchSummary, opts: &ReplayOptions, interrupted: b
             g
         })
         .collect();
-    groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.fingerprint.cmp(&b.fingerprint)));
-    let mut not_rewritable: Vec<String> = s.not_rewritable.keys().map(|fp| s.fingerprints.get(fp).cloned().unwrap_or_else(|| format_id(*fp))).collect();
+    groups.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then(a.fingerprint.cmp(&b.fingerprint))
+    });
+    let mut not_rewritable: Vec<String> = s
+        .not_rewritable
+        .keys()
+        .map(|fp| {
+            s.fingerprints
+                .get(fp)
+                .cloned()
+                .unwrap_or_else(|| format_id(*fp))
+        })
+        .collect();
     not_rewritable.sort();
     ReplayReport {
         tool: "cutover".into(),

@@ -23,7 +23,12 @@ pub struct Latency {
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency { hist: new_hist(), sample: Vec::new(), seen: 0, rng: 0x9E37_79B9_7F4A_7C15 }
+        Latency {
+            hist: new_hist(),
+            sample: Vec::new(),
+            seen: 0,
+            rng: 0x9E37_79B9_7F4A_7C15,
+        }
     }
 }
 
@@ -65,7 +70,8 @@ impl Latency {
         if self.hist.add(&other.hist).is_err() {
             // Only when a value cannot be represented at all: record the other side's values one by one.
             for v in other.hist.iter_recorded() {
-                self.hist.saturating_record_n(v.value_iterated_to(), v.count_at_value());
+                self.hist
+                    .saturating_record_n(v.value_iterated_to(), v.count_at_value());
             }
         }
         let total = self.seen + other.seen;
@@ -75,7 +81,12 @@ impl Latency {
         let mut merged: Vec<u32> = Vec::with_capacity(RESERVOIR);
         let take_a = ((self.seen as f64 / total as f64) * RESERVOIR as f64).round() as usize;
         merged.extend(self.sample.iter().take(take_a));
-        merged.extend(other.sample.iter().take(RESERVOIR.saturating_sub(merged.len())));
+        merged.extend(
+            other
+                .sample
+                .iter()
+                .take(RESERVOIR.saturating_sub(merged.len())),
+        );
         self.sample = merged;
         self.seen = total;
     }
@@ -100,15 +111,28 @@ impl Latency {
     pub fn encode(&self) -> SerializedLatency {
         let mut buf = Vec::new();
         let _ = V2Serializer::new().serialize(&self.hist, &mut buf);
-        SerializedLatency { histogram: base64::engine::general_purpose::STANDARD.encode(buf), sample: self.sample.clone(), seen: self.seen }
+        SerializedLatency {
+            histogram: base64::engine::general_purpose::STANDARD.encode(buf),
+            sample: self.sample.clone(),
+            seen: self.seen,
+        }
     }
 
     pub fn decode(s: &SerializedLatency) -> Result<Latency, String> {
-        let bytes = base64::engine::general_purpose::STANDARD.decode(&s.histogram).map_err(|e| format!("histogram is not base64: {e}"))?;
-        let mut hist: Histogram<u64> = Deserializer::new().deserialize(&mut &bytes[..]).map_err(|e| format!("histogram does not decode: {e:?}"))?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&s.histogram)
+            .map_err(|e| format!("histogram is not base64: {e}"))?;
+        let mut hist: Histogram<u64> = Deserializer::new()
+            .deserialize(&mut &bytes[..])
+            .map_err(|e| format!("histogram does not decode: {e:?}"))?;
         // Deserialised histograms do not grow by themselves; merging needs them to.
         hist.auto(true);
-        Ok(Latency { hist, sample: s.sample.clone(), seen: s.seen, rng: 0x9E37_79B9_7F4A_7C15 })
+        Ok(Latency {
+            hist,
+            sample: s.sample.clone(),
+            seen: s.seen,
+            rng: 0x9E37_79B9_7F4A_7C15,
+        })
     }
 }
 
@@ -141,7 +165,11 @@ pub fn mann_whitney_greater(x: &[f64], y: &[f64]) -> f64 {
     if x.is_empty() || y.is_empty() {
         return 1.0;
     }
-    let mut all: Vec<(f64, bool)> = x.iter().map(|&v| (v, true)).chain(y.iter().map(|&v| (v, false))).collect();
+    let mut all: Vec<(f64, bool)> = x
+        .iter()
+        .map(|&v| (v, true))
+        .chain(y.iter().map(|&v| (v, false)))
+        .collect();
     all.sort_by(|a, b| a.0.total_cmp(&b.0));
     // Ranks with ties averaged.
     let mut rank_sum_x = 0.0;
@@ -178,10 +206,17 @@ pub fn mann_whitney_greater(x: &[f64], y: &[f64]) -> f64 {
 pub fn normal_cdf(z: f64) -> f64 {
     let x = -z / std::f64::consts::SQRT_2;
     let t = 1.0 / (1.0 + 0.5 * x.abs());
-    let y = t * (-x * x - 1.265_512_23
-        + t * (1.000_023_68
-            + t * (0.374_091_96 + t * (0.096_784_18 + t * (-0.186_288_06 + t * (0.278_868_07 + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
-        .exp();
+    let y = t
+        * (-x * x - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
     let erfc = if x >= 0.0 { y } else { 2.0 - y };
     0.5 * erfc
 }
@@ -199,7 +234,11 @@ pub struct RegressionRule {
 
 impl Default for RegressionRule {
     fn default() -> Self {
-        RegressionRule { threshold: 0.2, alpha: 0.01, min_samples: 30 }
+        RegressionRule {
+            threshold: 0.2,
+            alpha: 0.01,
+            min_samples: 30,
+        }
     }
 }
 
@@ -225,13 +264,32 @@ pub fn regression(source: &Latency, target: &Latency, rule: &RegressionRule) -> 
     let ratio = |a: f64, b: f64| if a > 0.0 { b / a } else { 1.0 };
     let (p50_ratio, p95_ratio) = (ratio(s.p50, t.p50), ratio(s.p95, t.p95));
     if source.sample.len() < rule.min_samples || target.sample.len() < rule.min_samples {
-        return RegressionTest { p50_ratio, p95_ratio, p_value: 1.0, regression: false, note: Some(format!("fewer than {} executions on a side", rule.min_samples)) };
+        return RegressionTest {
+            p50_ratio,
+            p95_ratio,
+            p_value: 1.0,
+            regression: false,
+            note: Some(format!(
+                "fewer than {} executions on a side",
+                rule.min_samples
+            )),
+        };
     }
-    let scaled: Vec<f64> = source.sample.iter().map(|&v| v as f64 * (1.0 + rule.threshold)).collect();
+    let scaled: Vec<f64> = source
+        .sample
+        .iter()
+        .map(|&v| v as f64 * (1.0 + rule.threshold))
+        .collect();
     let tv: Vec<f64> = target.sample.iter().map(|&v| v as f64).collect();
     let p = mann_whitney_greater(&tv, &scaled);
     let slower = p50_ratio > 1.0 + rule.threshold || p95_ratio > 1.0 + rule.threshold;
-    RegressionTest { p50_ratio, p95_ratio, p_value: p, regression: slower && p < rule.alpha, note: None }
+    RegressionTest {
+        p50_ratio,
+        p95_ratio,
+        p_value: p,
+        regression: slower && p < rule.alpha,
+        note: None,
+    }
 }
 
 #[cfg(test)]
@@ -254,7 +312,10 @@ mod tests {
     #[test]
     fn same_distribution_is_no_regression_and_a_real_slowdown_is() {
         // A/A: the same noisy distribution on both sides.
-        let noisy = |seed: u64| (0..5000u64).map(move |i| 100 + ((i * 7919 + seed) % 97) + if i % 50 == 0 { 2000 } else { 0 });
+        let noisy = |seed: u64| {
+            (0..5000u64)
+                .map(move |i| 100 + ((i * 7919 + seed) % 97) + if i % 50 == 0 { 2000 } else { 0 })
+        };
         let a = lat(noisy(1));
         let b = lat(noisy(5));
         let r = regression(&a, &b, &RegressionRule::default());
@@ -279,7 +340,11 @@ mod tests {
         assert_eq!(a.summary(), b.summary());
         let mut m = Latency::decode(&lat(1..=1000).encode()).unwrap();
         m.merge(&lat((1001..=2000).map(|v| v * 1000)));
-        assert_eq!(m.count(), 2000, "a decoded histogram grows to take larger values");
+        assert_eq!(
+            m.count(),
+            2000,
+            "a decoded histogram grows to take larger values"
+        );
         let mut m = lat(1..=1000);
         m.merge(&lat(1001..=2000));
         assert_eq!(m.count(), 2000);

@@ -39,8 +39,17 @@ fn one_line(sql: &str, max: usize) -> String {
 
 /// Statements worth listing: fail first, then warn, by executions.
 fn ranked(r: &AuditReport) -> Vec<&StatementAudit> {
-    let mut v: Vec<&StatementAudit> = r.statements.iter().filter(|s| s.verdict != Verdict::Ok).collect();
-    v.sort_by(|a, b| b.verdict.cmp(&a.verdict).then(b.count.cmp(&a.count)).then(a.ordinal.cmp(&b.ordinal)));
+    let mut v: Vec<&StatementAudit> = r
+        .statements
+        .iter()
+        .filter(|s| s.verdict != Verdict::Ok)
+        .collect();
+    v.sort_by(|a, b| {
+        b.verdict
+            .cmp(&a.verdict)
+            .then(b.count.cmp(&a.count))
+            .then(a.ordinal.cmp(&b.ordinal))
+    });
     v
 }
 
@@ -59,15 +68,33 @@ pub fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Res
     writeln!(out, "inputs: {}", r.inputs.join(", "))?;
     writeln!(out, "schema: {}", r.schema.as_deref().unwrap_or("none"))?;
     writeln!(out)?;
-    writeln!(out, "statements  {:>7}   ok {:>6}   warn {:>6}   fail {:>6}   checked on tokens only {}", s.statements, s.ok, s.warn, s.fail, s.not_parsed)?;
-    writeln!(out, "ready       {} of executions{}", pct(s.ready_by_executions), s.ready_by_time.map(|t| format!(", {} of recorded time", pct(t))).unwrap_or_default())?;
-    writeln!(out, "failing     {} of executions", pct(s.failing_by_executions))?;
+    writeln!(
+        out,
+        "statements  {:>7}   ok {:>6}   warn {:>6}   fail {:>6}   checked on tokens only {}",
+        s.statements, s.ok, s.warn, s.fail, s.not_parsed
+    )?;
+    writeln!(
+        out,
+        "ready       {} of executions{}",
+        pct(s.ready_by_executions),
+        s.ready_by_time
+            .map(|t| format!(", {} of recorded time", pct(t)))
+            .unwrap_or_default()
+    )?;
+    writeln!(
+        out,
+        "failing     {} of executions",
+        pct(s.failing_by_executions)
+    )?;
     if let Some(l) = &r.live {
         writeln!(
             out,
             "live        {} ({}): accepted {}, rejected {}, not sent {}, verdicts changed {}, rewrites accepted {} / rejected {}",
             l.target,
-            l.server_version.as_deref().map(|v| one_line(v, 40)).unwrap_or_default(),
+            l.server_version
+                .as_deref()
+                .map(|v| one_line(v, 40))
+                .unwrap_or_default(),
             l.accepted,
             l.rejected,
             l.not_sent,
@@ -81,10 +108,21 @@ pub fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Res
     }
     writeln!(out)?;
     if !s.by_category.is_empty() {
-        writeln!(out, "findings by category      error  warning  notice   info")?;
+        writeln!(
+            out,
+            "findings by category      error  warning  notice   info"
+        )?;
         for (cat, m) in &s.by_category {
             let g = |k: &str| m.get(k).copied().unwrap_or(0);
-            writeln!(out, "  {:<22} {:>6} {:>8} {:>7} {:>6}", cat, g("error"), g("warning"), g("notice"), g("info"))?;
+            writeln!(
+                out,
+                "  {:<22} {:>6} {:>8} {:>7} {:>6}",
+                cat,
+                g("error"),
+                g("warning"),
+                g("notice"),
+                g("info")
+            )?;
         }
         writeln!(out)?;
     }
@@ -92,7 +130,13 @@ pub fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Res
         writeln!(out, "not checked: {u}")?;
     }
     for f in &r.schema_findings {
-        writeln!(out, "schema: {} {}: {}", sev(f.severity), f.rule, f.detail.as_deref().unwrap_or(&f.title))?;
+        writeln!(
+            out,
+            "schema: {} {}: {}",
+            sev(f.severity),
+            f.rule,
+            f.detail.as_deref().unwrap_or(&f.title)
+        )?;
     }
     for n in &r.input_notes {
         writeln!(out, "input: {n}")?;
@@ -102,7 +146,16 @@ pub fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Res
         writeln!(out)?;
     }
     for st in list.iter().take(limit) {
-        writeln!(out, "#{} {} ×{} {}:{}  {}", st.ordinal, verdict(st.verdict).to_uppercase(), st.count, st.origin.file, st.origin.line, one_line(&st.sql, 100))?;
+        writeln!(
+            out,
+            "#{} {} ×{} {}:{}  {}",
+            st.ordinal,
+            verdict(st.verdict).to_uppercase(),
+            st.count,
+            st.origin.file,
+            st.origin.line,
+            one_line(&st.sql, 100)
+        )?;
         for f in &st.findings {
             if f.severity == Severity::Info {
                 continue;
@@ -121,7 +174,11 @@ pub fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Res
         }
     }
     if list.len() > limit {
-        writeln!(out, "… {} more statements with findings (--limit, or --format json for all)", list.len() - limit)?;
+        writeln!(
+            out,
+            "… {} more statements with findings (--limit, or --format json for all)",
+            list.len() - limit
+        )?;
     }
     for d in &r.proposed_ddl {
         writeln!(out, "\nproposed DDL:\n{d}")?;
@@ -137,33 +194,93 @@ fn md_escape(s: &str) -> String {
 pub fn write_markdown(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Result<()> {
     let s = &r.summary;
     writeln!(out, "# cutover audit: {}\n", r.profile)?;
-    writeln!(out, "- inputs: {}", r.inputs.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", "))?;
-    writeln!(out, "- schema: {}", r.schema.as_deref().map(|x| format!("`{x}`")).unwrap_or_else(|| "none".into()))?;
-    writeln!(out, "- statements: {} (ok {}, warn {}, fail {}; {} checked on tokens only)", s.statements, s.ok, s.warn, s.fail, s.not_parsed)?;
-    writeln!(out, "- ready: {} of executions{}", pct(s.ready_by_executions), s.ready_by_time.map(|t| format!(", {} of recorded time", pct(t))).unwrap_or_default())?;
+    writeln!(
+        out,
+        "- inputs: {}",
+        r.inputs
+            .iter()
+            .map(|i| format!("`{i}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    writeln!(
+        out,
+        "- schema: {}",
+        r.schema
+            .as_deref()
+            .map(|x| format!("`{x}`"))
+            .unwrap_or_else(|| "none".into())
+    )?;
+    writeln!(
+        out,
+        "- statements: {} (ok {}, warn {}, fail {}; {} checked on tokens only)",
+        s.statements, s.ok, s.warn, s.fail, s.not_parsed
+    )?;
+    writeln!(
+        out,
+        "- ready: {} of executions{}",
+        pct(s.ready_by_executions),
+        s.ready_by_time
+            .map(|t| format!(", {} of recorded time", pct(t)))
+            .unwrap_or_default()
+    )?;
     if let Some(l) = &r.live {
-        writeln!(out, "- live target `{}`: accepted {}, rejected {}, not sent {}, verdicts changed {}", l.target, l.accepted, l.rejected, l.not_sent, l.verdict_changes)?;
+        writeln!(
+            out,
+            "- live target `{}`: accepted {}, rejected {}, not sent {}, verdicts changed {}",
+            l.target, l.accepted, l.rejected, l.not_sent, l.verdict_changes
+        )?;
     }
     for u in &r.unchecked {
         writeln!(out, "- not checked: {u}")?;
     }
     if !s.by_category.is_empty() {
-        writeln!(out, "\n| category | error | warning | notice | info |\n|---|---:|---:|---:|---:|")?;
+        writeln!(
+            out,
+            "\n| category | error | warning | notice | info |\n|---|---:|---:|---:|---:|"
+        )?;
         for (cat, m) in &s.by_category {
             let g = |k: &str| m.get(k).copied().unwrap_or(0);
-            writeln!(out, "| {cat} | {} | {} | {} | {} |", g("error"), g("warning"), g("notice"), g("info"))?;
+            writeln!(
+                out,
+                "| {cat} | {} | {} | {} | {} |",
+                g("error"),
+                g("warning"),
+                g("notice"),
+                g("info")
+            )?;
         }
     }
     let list = ranked(r);
     if !list.is_empty() {
-        writeln!(out, "\n## Statements\n\n| # | verdict | runs | statement | findings |\n|---:|---|---:|---|---|")?;
+        writeln!(
+            out,
+            "\n## Statements\n\n| # | verdict | runs | statement | findings |\n|---:|---|---:|---|---|"
+        )?;
     }
     for st in list.iter().take(limit) {
-        let fs: Vec<String> = st.findings.iter().filter(|f| f.severity != Severity::Info).map(|f| md_escape(&finding_line(f))).collect();
-        writeln!(out, "| {} | {} | {} | `{}` | {} |", st.ordinal, verdict(st.verdict), st.count, md_escape(&one_line(&st.sql, 80)).replace('`', "'"), fs.join("<br>"))?;
+        let fs: Vec<String> = st
+            .findings
+            .iter()
+            .filter(|f| f.severity != Severity::Info)
+            .map(|f| md_escape(&finding_line(f)))
+            .collect();
+        writeln!(
+            out,
+            "| {} | {} | {} | `{}` | {} |",
+            st.ordinal,
+            verdict(st.verdict),
+            st.count,
+            md_escape(&one_line(&st.sql, 80)).replace('`', "'"),
+            fs.join("<br>")
+        )?;
     }
     if list.len() > limit {
-        writeln!(out, "\n{} more statements with findings are in the JSON report.", list.len() - limit)?;
+        writeln!(
+            out,
+            "\n{} more statements with findings are in the JSON report.",
+            list.len() - limit
+        )?;
     }
     for d in &r.proposed_ddl {
         writeln!(out, "\n## Proposed DDL\n\n```sql\n{d}\n```")?;

@@ -5,15 +5,36 @@ use std::io::{self, Write};
 
 fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
     writeln!(out, "{name}: {}", s.endpoint)?;
-    writeln!(out, "    statements:  {:>12}   ({:.2} per sec.)", s.statements, s.qps)?;
-    writeln!(out, "    commits:     {:>12}   ({:.2} per sec.)", s.commits, s.tps)?;
-    writeln!(out, "    errors:      {:>12}   ({:.3}%)", s.errors, s.error_rate * 100.0)?;
+    writeln!(
+        out,
+        "    statements:  {:>12}   ({:.2} per sec.)",
+        s.statements, s.qps
+    )?;
+    writeln!(
+        out,
+        "    commits:     {:>12}   ({:.2} per sec.)",
+        s.commits, s.tps
+    )?;
+    writeln!(
+        out,
+        "    errors:      {:>12}   ({:.3}%)",
+        s.errors,
+        s.error_rate * 100.0
+    )?;
     writeln!(out, "    reconnects:  {:>12}", s.reconnects)?;
     writeln!(out, "    time:        {:>12.3}s", s.elapsed_s)?;
     let l = &s.latency_ms;
-    writeln!(out, "    latency (ms):   avg {:.3}   p50 {:.3}   p95 {:.3}   p99 {:.3}   max {:.3}", l.avg, l.p50, l.p95, l.p99, l.max)?;
+    writeln!(
+        out,
+        "    latency (ms):   avg {:.3}   p50 {:.3}   p95 {:.3}   p99 {:.3}   max {:.3}",
+        l.avg, l.p50, l.p95, l.p99, l.max
+    )?;
     let g = &s.start_lag_ms;
-    writeln!(out, "    start lag (ms): p50 {:.3}   p99 {:.3}   max {:.3}", g.p50, g.p99, g.max)?;
+    writeln!(
+        out,
+        "    start lag (ms): p50 {:.3}   p99 {:.3}   max {:.3}",
+        g.p50, g.p99, g.max
+    )?;
     if !s.skipped.is_empty() {
         writeln!(out, "    not sent:")?;
         for (why, n) in &s.skipped {
@@ -25,9 +46,22 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
 
 /// Writes the text report.
 pub fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
-    writeln!(out, "cutover replay: {} ({}, {} mode){}", r.inputs.join(", "), r.pace, r.mode, r.shard.as_deref().map(|s| format!(", shard {s}")).unwrap_or_default())?;
+    writeln!(
+        out,
+        "cutover replay: {} ({}, {} mode){}",
+        r.inputs.join(", "),
+        r.pace,
+        r.mode,
+        r.shard
+            .as_deref()
+            .map(|s| format!(", shard {s}"))
+            .unwrap_or_default()
+    )?;
     if r.interrupted {
-        writeln!(out, "INTERRUPTED: the figures cover what ran before the stop")?;
+        writeln!(
+            out,
+            "INTERRUPTED: the figures cover what ran before the stop"
+        )?;
     }
     writeln!(out, "sessions: {}\n", r.sessions)?;
     for (name, s) in &r.sides {
@@ -35,9 +69,17 @@ pub fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
         writeln!(out)?;
     }
     if r.sides.contains_key("target") {
-        writeln!(out, "compared: {}   mismatches: {}   not comparable: {}   failed on both: {}", r.compared, r.mismatches, r.not_comparable, r.both_failed)?;
+        writeln!(
+            out,
+            "compared: {}   mismatches: {}   not comparable: {}   failed on both: {}",
+            r.compared, r.mismatches, r.not_comparable, r.both_failed
+        )?;
         if r.concurrent_races > 0 {
-            writeln!(out, "not comparable because sessions raced on the same tables (--mode all): {}", r.concurrent_races)?;
+            writeln!(
+                out,
+                "not comparable because sessions raced on the same tables (--mode all): {}",
+                r.concurrent_races
+            )?;
         }
         writeln!(
             out,
@@ -47,17 +89,30 @@ pub fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
             r.regression_rule.alpha
         )?;
         if r.rewritten > 0 || !r.not_rewritable.is_empty() {
-            writeln!(out, "rewritten for the target: {} executions; fingerprints that could not be rewritten: {}", r.rewritten, r.not_rewritable.len())?;
+            writeln!(
+                out,
+                "rewritten for the target: {} executions; fingerprints that could not be rewritten: {}",
+                r.rewritten,
+                r.not_rewritable.len()
+            )?;
             for f in &r.not_rewritable {
                 writeln!(out, "    {f}")?;
             }
         }
     }
     for g in &r.mismatch_groups {
-        writeln!(out, "\nMISMATCH {} ×{}  {}", g.category, g.count, g.fingerprint)?;
+        writeln!(
+            out,
+            "\nMISMATCH {} ×{}  {}",
+            g.category, g.count, g.fingerprint
+        )?;
         for e in &g.examples {
             writeln!(out, "    session {} #{}: {}", e.session, e.seq, e.reason)?;
-            writeln!(out, "    {}", e.sql.split_whitespace().collect::<Vec<_>>().join(" "))?;
+            writeln!(
+                out,
+                "    {}",
+                e.sql.split_whitespace().collect::<Vec<_>>().join(" ")
+            )?;
             for d in &e.diff {
                 writeln!(out, "      {d}")?;
             }
@@ -67,7 +122,15 @@ pub fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
         writeln!(
             out,
             "\nREGRESSION {}\n    p50 {:.3} → {:.3} ms (×{:.2}), p95 {:.3} → {:.3} ms (×{:.2}), {} executions, p = {:.2e}",
-            x.fingerprint, x.source_p50_ms, x.target_p50_ms, x.p50_ratio, x.source_p95_ms, x.target_p95_ms, x.p95_ratio, x.count, x.p_value
+            x.fingerprint,
+            x.source_p50_ms,
+            x.target_p50_ms,
+            x.p50_ratio,
+            x.source_p95_ms,
+            x.target_p95_ms,
+            x.p95_ratio,
+            x.count,
+            x.p_value
         )?;
     }
     for n in &r.input_notes {

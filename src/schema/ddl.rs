@@ -126,15 +126,7 @@ fn default_collation(charset: &str) -> String {
 }
 
 fn table_from_create(ct: &sqlparser::ast::CreateTable) -> Option<Table> {
-    let mut table = Table {
-        name: object_name_last(&ct.name),
-        columns: Vec::new(),
-        primary_key: Vec::new(),
-        unique_keys: Vec::new(),
-        collation: None,
-        charset: None,
-        engine: None,
-    };
+    let mut table = Table::named(object_name_last(&ct.name));
     let opts: Vec<String> = match &ct.table_options {
         sqlparser::ast::CreateTableOptions::Plain(o)
         | sqlparser::ast::CreateTableOptions::With(o)
@@ -260,15 +252,7 @@ fn table_from_tokens(sql: &str) -> Option<Table> {
     let name = String::from_utf8_lossy(name_tok.text(b))
         .trim_matches('`')
         .to_string();
-    let mut table = Table {
-        name,
-        columns: Vec::new(),
-        primary_key: Vec::new(),
-        unique_keys: Vec::new(),
-        collation: None,
-        charset: None,
-        engine: None,
-    };
+    let mut table = Table::named(name);
     // Split the column list at depth-1 commas.
     let mut depth = 0;
     let mut item_start = open + 1;

@@ -218,6 +218,19 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table with a name and nothing else yet.
+    pub fn named(name: String) -> Table {
+        Table {
+            name,
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+            unique_keys: Vec::new(),
+            collation: None,
+            charset: None,
+            engine: None,
+        }
+    }
+
     /// A column by name (MySQL column names are case-insensitive).
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns

@@ -6,11 +6,7 @@ use crate::db::value::Value;
 use crate::db::{DbError, Endpoint};
 
 fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::Text(t) | Value::Bytes(t) => Some(String::from_utf8_lossy(t).into_owned()),
-        Value::Null => None,
-        other => Some(other.display()),
-    }
+    v.as_text()
 }
 
 /// Reads every base table of the URL's database (or of every non-system database when the URL names
@@ -51,13 +47,9 @@ pub async fn schema_from_server(endpoint: &Endpoint) -> Result<Schema, DbError> 
         .unwrap_or_default()
     {
         out.push(Table {
-            name: text(&r[0]).unwrap_or_default(),
-            columns: Vec::new(),
-            primary_key: Vec::new(),
-            unique_keys: Vec::new(),
             collation: text(&r[2]).map(|c| c.to_lowercase()),
-            charset: None,
             engine: text(&r[1]).map(|e| e.to_lowercase()),
+            ..Table::named(text(&r[0]).unwrap_or_default())
         });
     }
     for r in cols

@@ -34,7 +34,8 @@ impl StatementClass {
     }
 }
 
-fn significant(sql: &[u8]) -> impl Iterator<Item = Token> + '_ {
+/// The tokens that carry meaning (no whitespace, comments, hints or version-comment markers).
+pub fn significant(sql: &[u8]) -> impl Iterator<Item = Token> + '_ {
     Lexer::new(sql).filter(|t| {
         !matches!(
             t.kind,

@@ -41,10 +41,14 @@ pub fn column_text(engine: Engine, name: &str, t: &MySqlType, target: TargetKind
     let base = t.base.as_str();
     match engine {
         Engine::MySql => match base {
-            "DECIMAL" | "NUMERIC" => format!("IF(LOCATE('.', CAST({c} AS CHAR)) > 0, TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM CAST({c} AS CHAR))), CAST({c} AS CHAR))"),
+            "DECIMAL" | "NUMERIC" => format!(
+                "IF(LOCATE('.', CAST({c} AS CHAR)) > 0, TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM CAST({c} AS CHAR))), CAST({c} AS CHAR))"
+            ),
             "DATETIME" | "TIMESTAMP" => format!("DATE_FORMAT({c}, '%Y-%m-%d %H:%i:%s.%f')"),
             "DATE" => format!("DATE_FORMAT({c}, '%Y-%m-%d')"),
-            "BINARY" | "VARBINARY" | "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => format!("HEX({c})"),
+            "BINARY" | "VARBINARY" | "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => {
+                format!("HEX({c})")
+            }
             "BIT" => format!("CAST({c} + 0 AS CHAR)"),
             _ => format!("CAST({c} AS CHAR)"),
         },
@@ -53,7 +57,9 @@ pub fn column_text(engine: Engine, name: &str, t: &MySqlType, target: TargetKind
             "DECIMAL" | "NUMERIC" => format!("trim_scale({c})::text"),
             "DATETIME" | "TIMESTAMP" => format!("to_char({c}, 'YYYY-MM-DD HH24:MI:SS.US')"),
             "DATE" => format!("to_char({c}, 'YYYY-MM-DD')"),
-            "BINARY" | "VARBINARY" | "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => format!("upper(encode({c}, 'hex'))"),
+            "BINARY" | "VARBINARY" | "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => {
+                format!("upper(encode({c}, 'hex'))")
+            }
             "BIT" => format!("({c})::bigint::text"),
             _ => format!("({c})::text"),
         },
@@ -71,7 +77,11 @@ pub fn row_text(engine: Engine, cols: &[EncodedColumn]) -> String {
         .iter()
         .map(|(n, t, k, nullable)| {
             let plain_int = t.is_integer() && t.base != "YEAR" && *k == TargetKind::Plain;
-            let v = if plain_int && !*nullable { quote(engine, n) } else { column_text(engine, n, t, *k) };
+            let v = if plain_int && !*nullable {
+                quote(engine, n)
+            } else {
+                column_text(engine, n, t, *k)
+            };
             match (engine, nullable) {
                 (_, false) => v,
                 (Engine::MySql, true) => format!("IFNULL(CONCAT('v', {v}), 'N')"),
@@ -88,7 +98,9 @@ pub fn row_text(engine: Engine, cols: &[EncodedColumn]) -> String {
 /// The row hash (an integer below 2^60).
 pub fn row_hash(engine: Engine, row_text: &str) -> String {
     match engine {
-        Engine::MySql => format!("CAST(CONV(SUBSTRING(MD5({row_text}), 1, 15), 16, 10) AS UNSIGNED)"),
+        Engine::MySql => {
+            format!("CAST(CONV(SUBSTRING(MD5({row_text}), 1, 15), 16, 10) AS UNSIGNED)")
+        }
         Engine::Postgres => format!("('x' || substr(md5({row_text}), 1, 15))::bit(60)::bigint"),
     }
 }

@@ -96,13 +96,7 @@ fn first_text(rs: &crate::db::exec::Outcome, col: usize) -> Option<String> {
 }
 
 fn value_text(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::Int(i) => Some(i.to_string()),
-        Value::Decimal { digits, .. } => Some(digits.clone()),
-        Value::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
-        other => Some(other.display()),
-    }
+    v.as_text()
 }
 
 /// A side of the comparison: a session in a read-only consistent snapshot.
@@ -115,24 +109,52 @@ impl Side {
     async fn open(ep: &Endpoint) -> Result<Side, DbError> {
         let mut s = Session::connect(ep).await?;
         match ep.engine {
-            Engine::MySql => s.batch("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY").await?,
-            Engine::Postgres => s.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").await?,
+            Engine::MySql => {
+                s.batch("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+                    .await?
+            }
+            Engine::Postgres => {
+                s.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    .await?
+            }
         }
-        Ok(Side { s, engine: ep.engine })
+        Ok(Side {
+            s,
+            engine: ep.engine,
+        })
     }
 }
 
 /// The target's columns: table (lower case) → column (lower case) → data type.
-async fn target_columns(t: &mut Side) -> Result<BTreeMap<String, BTreeMap<String, String>>, DbError> {
+async fn target_columns(
+    t: &mut Side,
+) -> Result<BTreeMap<String, BTreeMap<String, String>>, DbError> {
     let q = match t.engine {
-        Engine::Postgres => "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()",
-        Engine::MySql => "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()",
+        Engine::Postgres => {
+            "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()"
+        }
+        Engine::MySql => {
+            "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()"
+        }
     };
     let o = t.s.execute(q).await?;
     let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for r in o.sets.first().map(|s| s.rows.as_slice()).unwrap_or_default() {
-        let (Some(tn), Some(cn), Some(dt)) = (r.first().and_then(value_text), r.get(1).and_then(value_text), r.get(2).and_then(value_text)) else { continue };
-        out.entry(tn.to_lowercase()).or_default().insert(cn.to_lowercase(), dt.to_lowercase());
+    for r in o
+        .sets
+        .first()
+        .map(|s| s.rows.as_slice())
+        .unwrap_or_default()
+    {
+        let (Some(tn), Some(cn), Some(dt)) = (
+            r.first().and_then(value_text),
+            r.get(1).and_then(value_text),
+            r.get(2).and_then(value_text),
+        ) else {
+            continue;
+        };
+        out.entry(tn.to_lowercase())
+            .or_default()
+            .insert(cn.to_lowercase(), dt.to_lowercase());
     }
     Ok(out)
 }
@@ -158,35 +180,66 @@ impl Plan {
     }
 
     fn aggregate(&self, e: Engine, lo: i128, hi: i128) -> String {
-        format!("SELECT COUNT(*), SUM({}) FROM {} WHERE {}", row_hash(e, &row_text(e, &self.cols)), self.name(e), self.filter(e, lo, hi))
+        format!(
+            "SELECT COUNT(*), SUM({}) FROM {} WHERE {}",
+            row_hash(e, &row_text(e, &self.cols)),
+            self.name(e),
+            self.filter(e, lo, hi)
+        )
     }
 
     fn hashes(&self, e: Engine, lo: i128, hi: i128) -> String {
         let k = quote(e, &self.key);
-        format!("SELECT {k}, MD5({}) FROM {} WHERE {} ORDER BY {k}", row_text(e, &self.cols), self.name(e), self.filter(e, lo, hi))
+        format!(
+            "SELECT {k}, MD5({}) FROM {} WHERE {} ORDER BY {k}",
+            row_text(e, &self.cols),
+            self.name(e),
+            self.filter(e, lo, hi)
+        )
     }
 
     fn rows(&self, e: Engine, keys: &[i128]) -> String {
         let list: Vec<String> = keys.iter().map(i128::to_string).collect();
         let cols: Vec<String> = self.cols.iter().map(|(n, _, _, _)| quote(e, n)).collect();
-        format!("SELECT {} FROM {} WHERE {} IN ({}) ORDER BY {}", cols.join(", "), self.name(e), quote(e, &self.key), list.join(", "), quote(e, &self.key))
+        format!(
+            "SELECT {} FROM {} WHERE {} IN ({}) ORDER BY {}",
+            cols.join(", "),
+            self.name(e),
+            quote(e, &self.key),
+            list.join(", "),
+            quote(e, &self.key)
+        )
     }
 }
 
 /// Verifies every table.
-pub async fn verify(opts: &VerifyOptions, mut progress: impl FnMut(&str)) -> Result<VerifyReport, VerifyError> {
+pub async fn verify(
+    opts: &VerifyOptions,
+    mut progress: impl FnMut(&str),
+) -> Result<VerifyReport, VerifyError> {
     let schema = crate::schema::source::schema_from_server(&opts.source).await?;
     let mut src = Side::open(&opts.source).await?;
     let mut tgt = Side::open(&opts.target).await?;
     let tcols = target_columns(&mut tgt).await?;
-    let mut report = VerifyReport { source: opts.source.to_string(), target: opts.target.to_string(), tables: Vec::new(), total_differences: 0, not_verified: Vec::new() };
+    let mut report = VerifyReport {
+        source: opts.source.to_string(),
+        target: opts.target.to_string(),
+        tables: Vec::new(),
+        total_differences: 0,
+        not_verified: Vec::new(),
+    };
     let wanted: Vec<&Table> = match &opts.tables {
         Some(list) => {
             let mut v = Vec::new();
             for n in list {
                 match schema.table(n) {
                     Some(t) => v.push(t),
-                    None => return Err(VerifyError::Other(format!("table {n} is not in the source database {}", opts.source))),
+                    None => {
+                        return Err(VerifyError::Other(format!(
+                            "table {n} is not in the source database {}",
+                            opts.source
+                        )));
+                    }
                 }
             }
             v
@@ -195,7 +248,11 @@ pub async fn verify(opts: &VerifyOptions, mut progress: impl FnMut(&str)) -> Res
     };
     for t in wanted {
         progress(&t.name);
-        let mut tr = TableReport { table: t.name.clone(), status: "match".into(), ..Default::default() };
+        let mut tr = TableReport {
+            table: t.name.clone(),
+            status: "match".into(),
+            ..Default::default()
+        };
         let Some(tc) = tcols.get(&t.name.to_lowercase()) else {
             tr.status = "differ".into();
             tr.reason = Some("the table does not exist on the target".into());
@@ -206,12 +263,24 @@ pub async fn verify(opts: &VerifyOptions, mut progress: impl FnMut(&str)) -> Res
         let mut cols = Vec::new();
         for c in &t.columns {
             match tc.get(&c.name.to_lowercase()) {
-                None => tr.schema.push(format!("column {} is missing on the target", c.name)),
-                Some(dt) => cols.push((c.name.clone(), c.mysql_type.clone(), if dt == "boolean" { TargetKind::Bool } else { TargetKind::Plain }, c.nullable)),
+                None => tr
+                    .schema
+                    .push(format!("column {} is missing on the target", c.name)),
+                Some(dt) => cols.push((
+                    c.name.clone(),
+                    c.mysql_type.clone(),
+                    if dt == "boolean" {
+                        TargetKind::Bool
+                    } else {
+                        TargetKind::Plain
+                    },
+                    c.nullable,
+                )),
             }
         }
         for extra in tc.keys().filter(|k| t.column(k).is_none()) {
-            tr.schema.push(format!("column {extra} exists only on the target"));
+            tr.schema
+                .push(format!("column {extra} exists only on the target"));
         }
         let key = match t.primary_key.as_slice() {
             [k] if t.column(k).is_some_and(|c| c.mysql_type.is_integer()) => k.clone(),
@@ -230,12 +299,18 @@ pub async fn verify(opts: &VerifyOptions, mut progress: impl FnMut(&str)) -> Res
                 continue;
             }
         };
-        let plan = Plan { table: t.name.clone(), key, cols, where_clause: opts.where_clause.clone() };
+        let plan = Plan {
+            table: t.name.clone(),
+            key,
+            cols,
+            where_clause: opts.where_clause.clone(),
+        };
         verify_table(&plan, &mut src, &mut tgt, opts, &mut tr).await?;
         if !tr.schema.is_empty() {
             tr.status = "differ".into();
         }
-        report.total_differences += tr.missing_in_target + tr.extra_in_target + tr.different + tr.schema.len() as u64;
+        report.total_differences +=
+            tr.missing_in_target + tr.extra_in_target + tr.different + tr.schema.len() as u64;
         report.tables.push(tr);
     }
     let _ = src.s.batch("ROLLBACK").await;
@@ -243,21 +318,43 @@ pub async fn verify(opts: &VerifyOptions, mut progress: impl FnMut(&str)) -> Res
     Ok(report)
 }
 
-async fn bounds(side: &mut Side, plan: &Plan) -> Result<(Option<i128>, Option<i128>, u64), DbError> {
+async fn bounds(
+    side: &mut Side,
+    plan: &Plan,
+) -> Result<(Option<i128>, Option<i128>, u64), DbError> {
     let e = side.engine;
     let k = quote(e, &plan.key);
-    let w = plan.where_clause.as_ref().map(|w| format!(" WHERE {w}")).unwrap_or_default();
-    let o = side.s.execute(&format!("SELECT MIN({k}), MAX({k}), COUNT(*) FROM {}{w}", plan.name(e))).await?;
+    let w = plan
+        .where_clause
+        .as_ref()
+        .map(|w| format!(" WHERE {w}"))
+        .unwrap_or_default();
+    let o = side
+        .s
+        .execute(&format!(
+            "SELECT MIN({k}), MAX({k}), COUNT(*) FROM {}{w}",
+            plan.name(e)
+        ))
+        .await?;
     let p = |i: usize| first_text(&o, i).and_then(|x| x.parse::<i128>().ok());
     Ok((p(0), p(1), p(2).unwrap_or(0) as u64))
 }
 
-async fn verify_table(plan: &Plan, src: &mut Side, tgt: &mut Side, opts: &VerifyOptions, tr: &mut TableReport) -> Result<(), DbError> {
+async fn verify_table(
+    plan: &Plan,
+    src: &mut Side,
+    tgt: &mut Side,
+    opts: &VerifyOptions,
+    tr: &mut TableReport,
+) -> Result<(), DbError> {
     let (a, b) = tokio::join!(bounds(src, plan), bounds(tgt, plan));
     let ((smin, smax, scount), (tmin, tmax, tcount)) = (a?, b?);
     tr.rows_source = scount;
     tr.rows_target = tcount;
-    let (Some(lo), Some(hi)) = (smin.into_iter().chain(tmin).min(), smax.into_iter().chain(tmax).max()) else {
+    let (Some(lo), Some(hi)) = (
+        smin.into_iter().chain(tmin).min(),
+        smax.into_iter().chain(tmax).max(),
+    ) else {
         return Ok(()); // both empty
     };
     let total = scount.max(tcount).max(1) as i128;
@@ -288,7 +385,10 @@ fn check_range<'a>(
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), DbError>> + 'a>> {
     Box::pin(async move {
         // Both servers work at the same time.
-        let (qa, qb) = (plan.aggregate(src.engine, lo, hi), plan.aggregate(tgt.engine, lo, hi));
+        let (qa, qb) = (
+            plan.aggregate(src.engine, lo, hi),
+            plan.aggregate(tgt.engine, lo, hi),
+        );
         let (a, b) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
         let (a, b) = (a?, b?);
         let (ca, sa) = (first_text(&a, 0).unwrap_or_default(), first_text(&a, 1));
@@ -318,12 +418,33 @@ fn check_range<'a>(
 fn key_hashes(o: &crate::db::exec::Outcome) -> Vec<(i128, String)> {
     o.sets
         .first()
-        .map(|s| s.rows.iter().filter_map(|r| Some((value_text(r.first()?)?.parse().ok()?, value_text(r.get(1)?)?))).collect())
+        .map(|s| {
+            s.rows
+                .iter()
+                .filter_map(|r| {
+                    Some((
+                        value_text(r.first()?)?.parse().ok()?,
+                        value_text(r.get(1)?)?,
+                    ))
+                })
+                .collect()
+        })
         .unwrap_or_default()
 }
 
-async fn compare_rows(plan: &Plan, src: &mut Side, tgt: &mut Side, opts: &VerifyOptions, tr: &mut TableReport, lo: i128, hi: i128) -> Result<(), DbError> {
-    let (qa, qb) = (plan.hashes(src.engine, lo, hi), plan.hashes(tgt.engine, lo, hi));
+async fn compare_rows(
+    plan: &Plan,
+    src: &mut Side,
+    tgt: &mut Side,
+    opts: &VerifyOptions,
+    tr: &mut TableReport,
+    lo: i128,
+    hi: i128,
+) -> Result<(), DbError> {
+    let (qa, qb) = (
+        plan.hashes(src.engine, lo, hi),
+        plan.hashes(tgt.engine, lo, hi),
+    );
     let (a, b) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
     let (a, b) = (key_hashes(&a?), key_hashes(&b?));
     let (mut i, mut j) = (0, 0);
@@ -344,12 +465,30 @@ async fn compare_rows(plan: &Plan, src: &mut Side, tgt: &mut Side, opts: &Verify
             }
             (Some(x), y) if y.is_none_or(|y| x.0 < y.0) => {
                 tr.missing_in_target += 1;
-                push(tr, RowDifference { key: x.0.to_string(), kind: "missing_in_target".into(), columns: Vec::new(), source: None, target: None });
+                push(
+                    tr,
+                    RowDifference {
+                        key: x.0.to_string(),
+                        kind: "missing_in_target".into(),
+                        columns: Vec::new(),
+                        source: None,
+                        target: None,
+                    },
+                );
                 i += 1;
             }
             (_, Some(y)) => {
                 tr.extra_in_target += 1;
-                push(tr, RowDifference { key: y.0.to_string(), kind: "extra_in_target".into(), columns: Vec::new(), source: None, target: None });
+                push(
+                    tr,
+                    RowDifference {
+                        key: y.0.to_string(),
+                        kind: "extra_in_target".into(),
+                        columns: Vec::new(),
+                        source: None,
+                        target: None,
+                    },
+                );
                 j += 1;
             }
             _ => break,
@@ -359,26 +498,38 @@ async fn compare_rows(plan: &Plan, src: &mut Side, tgt: &mut Side, opts: &Verify
         let (qa, qb) = (plan.rows(src.engine, keys), plan.rows(tgt.engine, keys));
         let (ra, rb) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
         let (ra, rb) = (ra?, rb?);
-        let (Some(sa), Some(sb)) = (ra.sets.first(), rb.sets.first()) else { continue };
+        let (Some(sa), Some(sb)) = (ra.sets.first(), rb.sets.first()) else {
+            continue;
+        };
         for (n, key) in keys.iter().enumerate() {
-            let (Some(x), Some(y)) = (sa.rows.get(n), sb.rows.get(n)) else { continue };
+            let (Some(x), Some(y)) = (sa.rows.get(n), sb.rows.get(n)) else {
+                continue;
+            };
             let mut differing = Vec::new();
             for c in 0..sa.columns.len().min(sb.columns.len()) {
-                let one = |s: &ResultSet, r: &[Value]| ResultSet { columns: vec![s.columns[c].clone()], rows: vec![vec![r[c].clone()]] };
-                if let OutcomeComparison::Differs { .. } = compare_sets(&one(sa, x), &one(sb, y), true, &opts.tolerance) {
+                let one = |s: &ResultSet, r: &[Value]| ResultSet {
+                    columns: vec![s.columns[c].clone()],
+                    rows: vec![vec![r[c].clone()]],
+                };
+                if let OutcomeComparison::Differs { .. } =
+                    compare_sets(&one(sa, x), &one(sb, y), true, &opts.tolerance)
+                {
                     differing.push(sa.columns[c].name.clone());
                 }
             }
             // Equal in canonical values (floats within tolerance, JSON normalised): not a difference.
             if !differing.is_empty() {
                 tr.different += 1;
-                push(tr, RowDifference {
-                    key: key.to_string(),
-                    kind: "different".into(),
-                    columns: differing,
-                    source: Some(x.iter().map(Value::display).collect()),
-                    target: Some(y.iter().map(Value::display).collect()),
-                });
+                push(
+                    tr,
+                    RowDifference {
+                        key: key.to_string(),
+                        kind: "different".into(),
+                        columns: differing,
+                        source: Some(x.iter().map(Value::display).collect()),
+                        target: Some(y.iter().map(Value::display).collect()),
+                    },
+                );
             }
         }
     }

@@ -50,11 +50,13 @@ pub fn temp_log(text: &[u8]) -> (tempfile::TempDir, PathBuf) {
 pub const HOW_TO_START: &str = "start the servers with scripts/setup-servers.sh, or point CUTOVER_TEST_MYSQL_URL / CUTOVER_TEST_PG_URL at them";
 
 pub fn mysql_url() -> String {
-    std::env::var("CUTOVER_TEST_MYSQL_URL").unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into())
+    std::env::var("CUTOVER_TEST_MYSQL_URL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".into())
 }
 
 pub fn pg_url() -> String {
-    std::env::var("CUTOVER_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+    std::env::var("CUTOVER_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
 /// The URL with another database.
@@ -78,20 +80,51 @@ pub fn url_parts(url: &str) -> UrlParts {
     let (auth, hostpart) = rest.split_once('@').unwrap_or(("root", rest));
     let (user, pass) = auth.split_once(':').unwrap_or((auth, ""));
     let hostport = hostpart.split('/').next().unwrap_or("127.0.0.1");
-    let (host, port) = hostport.split_once(':').unwrap_or((hostport, if url.starts_with("mysql") { "3306" } else { "5432" }));
-    UrlParts { user: user.into(), pass: pass.into(), host: host.into(), port: port.into() }
+    let (host, port) = hostport.split_once(':').unwrap_or((
+        hostport,
+        if url.starts_with("mysql") {
+            "3306"
+        } else {
+            "5432"
+        },
+    ));
+    UrlParts {
+        user: user.into(),
+        pass: pass.into(),
+        host: host.into(),
+        port: port.into(),
+    }
 }
 
 /// Runs SQL with the mysql client on the test MariaDB; its tab-separated output.
 pub fn mysql(db: Option<&str>, sql: &str) -> String {
     let u = url_parts(&mysql_url());
     let mut cmd = std::process::Command::new("mysql");
-    cmd.args(["--protocol=TCP", "-h", &u.host, "-P", &u.port, "-u", &u.user, "-N", "-B", "-e", sql]).env("MYSQL_PWD", &u.pass);
+    cmd.args([
+        "--protocol=TCP",
+        "-h",
+        &u.host,
+        "-P",
+        &u.port,
+        "-u",
+        &u.user,
+        "-N",
+        "-B",
+        "-e",
+        sql,
+    ])
+    .env("MYSQL_PWD", &u.pass);
     if let Some(d) = db {
         cmd.arg(d);
     }
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run the mysql client ({e}): {HOW_TO_START}"));
-    assert!(out.status.success(), "mysql: {}\n{sql}\n({HOW_TO_START})", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the mysql client ({e}): {HOW_TO_START}"));
+    assert!(
+        out.status.success(),
+        "mysql: {}\n{sql}\n({HOW_TO_START})",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -99,10 +132,30 @@ pub fn mysql(db: Option<&str>, sql: &str) -> String {
 pub fn psql(db: &str, sql: &str) -> String {
     let u = url_parts(&pg_url());
     let out = std::process::Command::new("psql")
-        .args(["-h", &u.host, "-p", &u.port, "-U", &u.user, "-d", db, "-v", "ON_ERROR_STOP=1", "-q", "-A", "-t", "-c", sql])
+        .args([
+            "-h",
+            &u.host,
+            "-p",
+            &u.port,
+            "-U",
+            &u.user,
+            "-d",
+            db,
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-q",
+            "-A",
+            "-t",
+            "-c",
+            sql,
+        ])
         .env("PGPASSWORD", &u.pass)
         .output()
         .unwrap_or_else(|e| panic!("cannot run psql ({e}): {HOW_TO_START}"));
-    assert!(out.status.success(), "psql: {}\n{sql}\n({HOW_TO_START})", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "psql: {}\n{sql}\n({HOW_TO_START})",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
