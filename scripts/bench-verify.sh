@@ -25,7 +25,7 @@ load() { # rows
   psql -h 127.0.0.1 -U postgres -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
   psql -h 127.0.0.1 -U postgres -q -d $DB -c "CREATE TABLE sbtest1 (id SERIAL PRIMARY KEY, k INTEGER NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '');
     INSERT INTO sbtest1 SELECT g, (g::bigint * 7919) % 100003, md5(g::text) || '-' || md5((g+1)::text) || '-' || md5((g+2)::text), md5((g+3)::text) FROM generate_series(1, $1) g;
-    CREATE INDEX k_1 ON sbtest1(k);" -c "VACUUM ANALYZE sbtest1"
+    CREATE INDEX k_1 ON sbtest1(k); SELECT setval('sbtest1_id_seq', $1);" -c "VACUUM ANALYZE sbtest1"
 }
 measure() { /usr/bin/time -f "%e %M" "$@" >/tmp/cutover-bench.out 2>/tmp/cutover-bench.time || true; tail -1 /tmp/cutover-bench.time; }
 run_both() {

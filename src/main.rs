@@ -44,9 +44,12 @@ struct VerifyArgs {
     /// The MySQL source (mysql://user:pass@host:3306/db).
     #[arg(long)]
     source: String,
-    /// The target (postgres://… or mysql://…).
+    /// The target (postgres://…, kingbase://…, kaiwudb://… or mysql://…).
     #[arg(long)]
     target: String,
+    /// The target profile, shown in the report (the URL scheme already tells the dialect).
+    #[arg(long, value_parser = ["postgres", "kingbase", "kaiwudb"])]
+    profile: Option<String>,
     /// Tables to check, comma-separated (default: every base table of the source database).
     #[arg(long, value_delimiter = ',', conflicts_with = "all")]
     tables: Option<Vec<String>>,
@@ -56,9 +59,39 @@ struct VerifyArgs {
     /// A condition both sides apply (for example "updated_at >= '2026-12-01'").
     #[arg(long = "where")]
     where_clause: Option<String>,
-    /// Rows per chunk.
+    /// Rows per chunk (key range) or per hash bucket.
     #[arg(long, default_value_t = 10_000)]
     chunk_rows: u64,
+    /// Sessions per server computing chunk digests (each holds its own snapshot on MySQL; on
+    /// PostgreSQL they share one).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Pause while either server runs more than N queries (MySQL Threads_running, PostgreSQL
+    /// active backends).
+    #[arg(long, value_name = "N")]
+    max_load: Option<u64>,
+    /// Re-check each difference on the latest data, after a delay that doubles, before reporting
+    /// it: rows in flight during double-writes are counted as in flight, not as differences.
+    #[arg(long)]
+    live: bool,
+    /// Re-checks per difference with --live.
+    #[arg(long, default_value_t = 4)]
+    live_retries: u32,
+    /// First delay before a --live re-check (then doubled): 500ms, 2s, …
+    #[arg(long, default_value = "500ms")]
+    live_delay: String,
+    /// Repeat the check every INTERVAL until it finds no difference (or --rounds runs).
+    #[arg(long, value_name = "INTERVAL")]
+    watch: Option<String>,
+    /// With --watch: stop after this many rounds (0: until converged).
+    #[arg(long, default_value_t = 0)]
+    rounds: u32,
+    /// Write the INSERT/UPDATE/DELETE statements that repair the target to FILE (never run).
+    #[arg(long, value_name = "FILE")]
+    fix_sql: Option<PathBuf>,
+    /// Keep progress in FILE; an interrupted run given the same FILE resumes where it stopped.
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
     #[arg(long, short)]
@@ -574,6 +607,7 @@ struct Scenario {
 fn parse_duration(s: &str) -> Result<std::time::Duration> {
     let s = s.trim();
     let (num, mult) = match s.chars().last() {
+        Some('s') if s.ends_with("ms") => (&s[..s.len() - 2], 0.001),
         Some('s') => (&s[..s.len() - 1], 1.0),
         Some('m') => (&s[..s.len() - 1], 60.0),
         Some('h') => (&s[..s.len() - 1], 3600.0),
@@ -581,7 +615,7 @@ fn parse_duration(s: &str) -> Result<std::time::Duration> {
     };
     let v: f64 = num
         .parse()
-        .map_err(|_| anyhow::anyhow!("--duration {s:?}: write it like 30s, 5m or 1h"))?;
+        .map_err(|_| anyhow::anyhow!("{s:?}: write a duration like 500ms, 30s, 5m or 1h"))?;
     Ok(std::time::Duration::from_secs_f64(v * mult))
 }
 
@@ -732,76 +766,82 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
 }
 
 fn verify(a: VerifyArgs) -> Result<ExitCode> {
-    let opts = cutover::verify::VerifyOptions {
-        source: cutover::db::Endpoint::parse(&a.source)?,
-        target: cutover::db::Endpoint::parse(&a.target)?,
-        tables: a.tables,
-        where_clause: a.where_clause,
-        chunk_rows: a.chunk_rows.max(1),
-        leaf_rows: 1000,
-        examples: 10,
-        tolerance: Default::default(),
-    };
+    let mut opts = cutover::verify::VerifyOptions::new(
+        cutover::db::Endpoint::parse(&a.source)?,
+        cutover::db::Endpoint::parse(&a.target)?,
+    );
+    opts.profile = a.profile;
+    opts.tables = a.tables;
+    opts.where_clause = a.where_clause;
+    opts.chunk_rows = a.chunk_rows.max(1);
+    opts.threads = a.threads.clamp(1, 64);
+    opts.max_load = a.max_load;
+    opts.live = a.live;
+    opts.live_retries = a.live_retries;
+    opts.live_delay = parse_duration(&a.live_delay)?;
+    opts.fix_sql = a.fix_sql;
+    opts.checkpoint = a.checkpoint;
     let show = !a.quiet && io::stderr().is_terminal();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let r = runtime.block_on(cutover::verify::verify(&opts, |t| {
+    let progress = |t: &str| {
         if show {
-            eprint!("\rverifying {t:<40}");
+            eprint!("\rverifying {t:<60}");
         }
-    }))?;
+    };
+    let (r, rounds) = match &a.watch {
+        None => (
+            runtime.block_on(cutover::verify::verify(&opts, progress))?,
+            None,
+        ),
+        Some(every) => {
+            let interval = parse_duration(every)?;
+            let text = a.format == Format::Text && !a.quiet;
+            let (r, rounds) = runtime.block_on(cutover::verify::watch(
+                &opts,
+                interval,
+                a.rounds,
+                progress,
+                |w, _| {
+                    if text {
+                        eprintln!(
+                            "\rround {}: {} differences, {} in flight",
+                            w.round, w.total_differences, w.in_flight
+                        );
+                    }
+                },
+            ))?;
+            (r, Some(rounds))
+        }
+    };
     if show {
-        eprint!("\r{:<60}\r", "");
+        eprint!("\r{:<70}\r", "");
     }
     let mut out = output(&a.output)?;
     match a.format {
-        Format::Json => report::write_json(&mut out, &r)?,
+        Format::Json => match &rounds {
+            None => report::write_json(&mut out, &r)?,
+            Some(rounds) => report::write_json(
+                &mut out,
+                &serde_json::json!({"report": r, "rounds": rounds, "converged": !r.failed()}),
+            )?,
+        },
         Format::Text => {
-            writeln!(out, "cutover verify: {} → {}", r.source, r.target)?;
-            writeln!(
-                out,
-                "{:<32} {:>10} {:>10} {:>8} {:>8} {:>9} {:>7}  status",
-                "table", "source", "target", "missing", "extra", "different", "chunks"
-            )?;
-            for t in &r.tables {
+            report::verify_text(&mut out, &r)?;
+            if let Some(rounds) = &rounds {
                 writeln!(
                     out,
-                    "{:<32} {:>10} {:>10} {:>8} {:>8} {:>9} {:>7}  {}",
-                    t.table,
-                    t.rows_source,
-                    t.rows_target,
-                    t.missing_in_target,
-                    t.extra_in_target,
-                    t.different,
-                    t.chunks,
-                    t.status
-                )?;
-                if let Some(why) = &t.reason {
-                    writeln!(out, "    {why}")?;
-                }
-                for s in &t.schema {
-                    writeln!(out, "    schema: {s}")?;
-                }
-                for e in &t.examples {
-                    writeln!(
-                        out,
-                        "    {} key {}{}",
-                        e.kind,
-                        e.key,
-                        if e.columns.is_empty() {
-                            String::new()
-                        } else {
-                            format!(": {}", e.columns.join(", "))
-                        }
-                    )?;
-                    if let (Some(x), Some(y)) = (&e.source, &e.target) {
-                        writeln!(out, "      - {}\n      + {}", x.join(" | "), y.join(" | "))?;
+                    "watch: {} rounds, {}",
+                    rounds.len(),
+                    if r.failed() {
+                        "not converged"
+                    } else {
+                        "converged"
                     }
-                }
+                )?;
             }
-            writeln!(out, "total differences: {}", r.total_differences)?;
         }
     }
     out.flush()?;

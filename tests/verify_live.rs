@@ -152,12 +152,35 @@ fn identical_data_matches_and_seeded_differences_are_found_exactly() {
             .any(|e| e["key"] == "5000" && e["kind"] == "extra_in_target")
     );
 
-    // A table without a key is reported as not verified, never silently skipped.
-    let (j, _) = verify(&[]);
+    // --fix-sql writes repairs in PostgreSQL's dialect; applied to the target, the next run matches.
+    let fix = std::env::temp_dir().join(format!("cutover-fix-{}.sql", std::process::id()));
+    let f = fix.to_str().unwrap();
+    let (j, _) = verify(&["--tables", "types", "--chunk-rows", "300", "--fix-sql", f]);
+    assert_eq!(j["fix_statements"], 9, "{j:#}");
+    let sql = std::fs::read_to_string(&fix).unwrap();
+    assert!(sql.contains("DELETE FROM types WHERE id = 5000"), "{sql}");
+    psql(DB, &sql);
+    let (j, code) = verify(&["--tables", "types", "--chunk-rows", "300"]);
+    assert_eq!(j["total_differences"], 0, "after applying {sql}\n{j:#}");
+    assert_eq!(code, Some(0));
+    let _ = std::fs::remove_file(&fix);
+
+    // A table without a key is compared as a multiset of row hashes: duplicates count.
+    let (j, _) = verify(&["--tables", "nokey"]);
     let n = table(&j, "nokey");
-    assert_eq!(n["status"], "not_verified");
-    assert!(n["reason"].as_str().unwrap().contains("no primary key"));
-    assert_eq!(j["not_verified"][0], "nokey");
+    assert_eq!(n["status"], "match", "{n:#}");
+    assert!(n["key"].as_str().unwrap().contains("multiset"));
+    psql(DB, "INSERT INTO nokey VALUES (1, 'x'), (2, 'y')");
+    let (j, _) = verify(&["--tables", "nokey"]);
+    let n = table(&j, "nokey");
+    assert_eq!(
+        (
+            n["extra_in_target"].as_u64(),
+            n["missing_in_target"].as_u64()
+        ),
+        (Some(2), Some(0)),
+        "{n:#}"
+    );
     mysql(&format!("DROP DATABASE {DB}"));
     psql("postgres", &format!("DROP DATABASE {DB} WITH (FORCE)"));
 }

@@ -4,6 +4,9 @@ pub mod audit_text;
 pub mod digest_text;
 pub mod events_jsonl;
 pub mod replay_text;
+pub mod verify_text;
+
+pub use verify_text::verify_text;
 
 use serde::Serialize;
 use std::io::{self, Write};

@@ -1,43 +1,152 @@
-//! Verify: do source and target hold the same rows? Each table is cut into key ranges; both servers
-//! compute, per range, the row count and the sum of a per-row hash of a canonical text ([`encode`]),
-//! inside a consistent snapshot, so only digests travel. A range that differs is split until small,
-//! then its (key, row hash) pairs are compared, and the rows whose hashes differ are fetched and
-//! compared in canonical values (with the float tolerance and JSON normalisation replay uses).
+//! Verify: do source and target hold the same rows? Both servers compute, inside a consistent
+//! snapshot, the row count and the sum of a per-row hash of a canonical text ([`encode`]) per chunk,
+//! so only digests travel. Tables keyed by one integer column are chunked by key range; tables with
+//! string, temporal or composite keys are bucketed by the hash of their key text (collations order
+//! strings differently on the two engines, hashes do not); tables without a unique key are compared
+//! as multisets of row hashes. A chunk that differs is narrowed down to rows, which are fetched and
+//! compared in canonical values (float tolerance, JSON normalisation) naming the columns.
 //!
-//! This first increment handles tables keyed by one integer column (the common case: AUTO_INCREMENT
-//! ids); tables with other keys, or none, are reported as not verified, with the reason.
+//! With `--live`, each difference is re-checked on the latest data after a delay that doubles, so
+//! rows in flight during double-writes are not reported; `--fix-sql` writes the repairs;
+//! `--checkpoint` lets an interrupted run resume; [`watch`] repeats the check until it converges.
 
+pub mod check;
+pub mod data;
 pub mod encode;
+pub mod fix;
+pub mod plan;
 
-use crate::db::compare::{OutcomeComparison, compare_sets};
-use crate::db::exec::{ResultSet, Session};
 use crate::db::value::{Tolerance, Value};
-use crate::db::{DbError, Endpoint, Engine};
+use crate::db::{DbError, Endpoint};
 use crate::schema::Table;
-use encode::{EncodedColumn, TargetKind, quote, row_hash, row_text};
-use serde::Serialize;
-use std::collections::BTreeMap;
+use data::{Digest, Side, Throttle};
+use encode::{EncodedColumn, TargetKind};
+use plan::{KeyShape, Plan};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// What to verify.
 #[derive(Clone, Debug)]
 pub struct VerifyOptions {
     pub source: Endpoint,
     pub target: Endpoint,
+    /// The target profile (`postgres`, `kingbase`, `kaiwudb`), for the report.
+    pub profile: Option<String>,
     /// Tables to check (all base tables of the source database when None).
     pub tables: Option<Vec<String>>,
     /// A condition added to every query on both sides (for example on updated_at).
     pub where_clause: Option<String>,
-    /// Rows per chunk (by key range).
+    /// Rows per chunk (by key range) or per bucket.
     pub chunk_rows: u64,
     /// Rows at or below which a differing chunk is compared row by row.
     pub leaf_rows: u64,
     pub examples: usize,
     pub tolerance: Tolerance,
+    /// Sessions per server computing chunk digests.
+    pub threads: usize,
+    /// Pause while a server runs more than this many queries.
+    pub max_load: Option<u64>,
+    /// Re-check differences on the latest data before reporting them.
+    pub live: bool,
+    pub live_retries: u32,
+    pub live_delay: Duration,
+    pub fix_sql: Option<PathBuf>,
+    pub checkpoint: Option<PathBuf>,
+}
+
+impl VerifyOptions {
+    pub fn new(source: Endpoint, target: Endpoint) -> VerifyOptions {
+        VerifyOptions {
+            source,
+            target,
+            profile: None,
+            tables: None,
+            where_clause: None,
+            chunk_rows: 10_000,
+            leaf_rows: 1000,
+            examples: 10,
+            tolerance: Tolerance::default(),
+            threads: 1,
+            max_load: None,
+            live: false,
+            live_retries: 4,
+            live_delay: Duration::from_millis(500),
+            fix_sql: None,
+            checkpoint: None,
+        }
+    }
+}
+
+/// What a difference is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffKind {
+    Missing,
+    Extra,
+    Different,
+}
+
+impl DiffKind {
+    fn name(self) -> &'static str {
+        match self {
+            DiffKind::Missing => "missing_in_target",
+            DiffKind::Extra => "extra_in_target",
+            DiffKind::Different => "different",
+        }
+    }
+}
+
+/// A difference on its way to the report: found, then resolved into rows and (with `--live`)
+/// re-checked.
+#[derive(Clone, Debug)]
+pub struct Pending {
+    pub kind: DiffKind,
+    /// The key's values (keyed tables).
+    pub key: Vec<Value>,
+    /// The row hash (multisets).
+    pub hash: Option<i64>,
+    /// How many copies differ (multisets; 1 otherwise).
+    pub copies: u64,
+    pub columns: Vec<String>,
+    pub source: Option<Vec<Value>>,
+    pub target: Option<Vec<Value>>,
+}
+
+impl Pending {
+    pub fn keyed(kind: DiffKind, key: Vec<Value>) -> Pending {
+        Pending {
+            kind,
+            key,
+            hash: None,
+            copies: 1,
+            columns: Vec::new(),
+            source: None,
+            target: None,
+        }
+    }
+
+    /// `surplus` copies more on the source (positive) or on the target (negative).
+    pub fn copies(hash: i64, surplus: i64) -> Pending {
+        Pending {
+            kind: if surplus > 0 {
+                DiffKind::Missing
+            } else {
+                DiffKind::Extra
+            },
+            key: Vec::new(),
+            hash: Some(hash),
+            copies: surplus.unsigned_abs(),
+            columns: Vec::new(),
+            source: None,
+            target: None,
+        }
+    }
 }
 
 /// One differing row.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowDifference {
+    /// The key's values, or `row hash …` for a table without a key.
     pub key: String,
     /// `missing_in_target`, `extra_in_target` or `different`.
     pub kind: String,
@@ -48,20 +157,27 @@ pub struct RowDifference {
 }
 
 /// One table's result.
-#[derive(Clone, Debug, Serialize, Default)]
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct TableReport {
     pub table: String,
+    /// How rows are matched: `id (integer ranges)`, `(a, b) (hash buckets)`, or
+    /// `none (multiset of row hashes)`.
+    pub key: String,
     pub rows_source: u64,
     pub rows_target: u64,
     pub missing_in_target: u64,
     pub extra_in_target: u64,
     pub different: u64,
+    /// With `--live`: rows that differed at first and matched on a re-check (in flight).
+    pub in_flight: u64,
+    /// Key ranges or hash buckets digested.
     pub chunks: u64,
     pub chunks_differing: u64,
     /// `match`, `differ`, or `not_verified` (see `reason`).
     pub status: String,
     pub reason: Option<String>,
-    /// Schema differences (missing columns, …).
+    /// Schema findings: missing columns, types that cannot hold the source's values, sequences.
     pub schema: Vec<String>,
     pub examples: Vec<RowDifference>,
 }
@@ -71,9 +187,14 @@ pub struct TableReport {
 pub struct VerifyReport {
     pub source: String,
     pub target: String,
+    pub live: bool,
     pub tables: Vec<TableReport>,
     pub total_differences: u64,
     pub not_verified: Vec<String>,
+    /// Statements written by `--fix-sql`.
+    pub fix_statements: Option<u64>,
+    /// Seconds spent paused by `--max-load`.
+    pub paused_seconds: f64,
 }
 
 impl VerifyReport {
@@ -91,142 +212,152 @@ pub enum VerifyError {
     Other(String),
 }
 
-fn first_text(rs: &crate::db::exec::Outcome, col: usize) -> Option<String> {
-    rs.sets.first()?.rows.first()?.get(col).and_then(value_text)
-}
-
-fn value_text(v: &Value) -> Option<String> {
-    v.as_text()
-}
-
-/// A side of the comparison: a session in a read-only consistent snapshot.
-struct Side {
-    s: Session,
-    engine: Engine,
-}
-
-impl Side {
-    async fn open(ep: &Endpoint) -> Result<Side, DbError> {
-        let mut s = Session::connect(ep).await?;
-        match ep.engine {
-            Engine::MySql => {
-                s.batch("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
-                    .await?
-            }
-            Engine::Postgres => {
-                s.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                    .await?
-            }
-        }
-        Ok(Side {
-            s,
-            engine: ep.engine,
-        })
-    }
-}
-
-/// The target's columns: table (lower case) → column (lower case) → data type.
-async fn target_columns(
-    t: &mut Side,
-) -> Result<BTreeMap<String, BTreeMap<String, String>>, DbError> {
-    let q = match t.engine {
-        Engine::Postgres => {
-            "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()"
-        }
-        Engine::MySql => {
-            "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()"
-        }
-    };
-    let o = t.s.execute(q).await?;
-    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for r in o
-        .sets
-        .first()
-        .map(|s| s.rows.as_slice())
-        .unwrap_or_default()
-    {
-        let (Some(tn), Some(cn), Some(dt)) = (
-            r.first().and_then(value_text),
-            r.get(1).and_then(value_text),
-            r.get(2).and_then(value_text),
-        ) else {
-            continue;
-        };
-        out.entry(tn.to_lowercase())
-            .or_default()
-            .insert(cn.to_lowercase(), dt.to_lowercase());
-    }
-    Ok(out)
-}
-
-struct Plan {
-    table: String,
-    key: String,
-    cols: Vec<EncodedColumn>,
+/// What `--checkpoint` keeps: finished tables and how far the current one got.
+#[derive(Debug, Serialize, Deserialize, Default)]
+#[serde(default)]
+struct Checkpoint {
+    source: String,
+    target: String,
     where_clause: Option<String>,
+    chunk_rows: u64,
+    done: Vec<TableReport>,
+    /// The table under way, its report so far, and the next key range start.
+    current: Option<(TableReport, i128)>,
 }
 
-impl Plan {
-    fn name(&self, e: Engine) -> String {
-        quote(e, &self.table)
-    }
-
-    fn filter(&self, e: Engine, lo: i128, hi: i128) -> String {
-        let k = quote(e, &self.key);
-        match &self.where_clause {
-            Some(w) => format!("{k} BETWEEN {lo} AND {hi} AND ({w})"),
-            None => format!("{k} BETWEEN {lo} AND {hi}"),
+impl Checkpoint {
+    fn load(opts: &VerifyOptions) -> Result<Checkpoint, VerifyError> {
+        let fresh = Checkpoint {
+            source: opts.source.to_string(),
+            target: opts.target.to_string(),
+            where_clause: opts.where_clause.clone(),
+            chunk_rows: opts.chunk_rows,
+            ..Default::default()
+        };
+        let Some(path) = &opts.checkpoint else {
+            return Ok(fresh);
+        };
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return Ok(fresh);
+        };
+        let c: Checkpoint = serde_json::from_str(&text).map_err(|e| {
+            VerifyError::Other(format!(
+                "{}: not a cutover verify checkpoint ({e}); remove it to start over",
+                path.display()
+            ))
+        })?;
+        if (&c.source, &c.target, &c.where_clause, c.chunk_rows)
+            != (
+                &fresh.source,
+                &fresh.target,
+                &fresh.where_clause,
+                fresh.chunk_rows,
+            )
+        {
+            return Err(VerifyError::Other(format!(
+                "{}: the checkpoint is of another run (source, target, --where or --chunk-rows differ); remove it to start over",
+                path.display()
+            )));
         }
+        Ok(c)
     }
 
-    fn aggregate(&self, e: Engine, lo: i128, hi: i128) -> String {
-        format!(
-            "SELECT COUNT(*), SUM({}) FROM {} WHERE {}",
-            row_hash(e, &row_text(e, &self.cols)),
-            self.name(e),
-            self.filter(e, lo, hi)
-        )
-    }
-
-    fn hashes(&self, e: Engine, lo: i128, hi: i128) -> String {
-        let k = quote(e, &self.key);
-        format!(
-            "SELECT {k}, MD5({}) FROM {} WHERE {} ORDER BY {k}",
-            row_text(e, &self.cols),
-            self.name(e),
-            self.filter(e, lo, hi)
-        )
-    }
-
-    fn rows(&self, e: Engine, keys: &[i128]) -> String {
-        let list: Vec<String> = keys.iter().map(i128::to_string).collect();
-        let cols: Vec<String> = self.cols.iter().map(|(n, _, _, _)| quote(e, n)).collect();
-        format!(
-            "SELECT {} FROM {} WHERE {} IN ({}) ORDER BY {}",
-            cols.join(", "),
-            self.name(e),
-            quote(e, &self.key),
-            list.join(", "),
-            quote(e, &self.key)
-        )
+    fn save(&self, opts: &VerifyOptions) -> Result<(), VerifyError> {
+        let Some(path) = &opts.checkpoint else {
+            return Ok(());
+        };
+        let tmp = path.with_extension("tmp");
+        let text = serde_json::to_string(self).map_err(|e| VerifyError::Other(e.to_string()))?;
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, path))
+            .map_err(|e| {
+                VerifyError::Other(format!("cannot write checkpoint {}: {e}", path.display()))
+            })
     }
 }
 
-/// Verifies every table.
+/// Every connection a run holds.
+struct Conns {
+    src: Side,
+    tgt: Side,
+    /// Extra snapshot sessions for `--threads`.
+    pool: Vec<(Side, Side)>,
+    /// Sessions on the latest data, for `--live`.
+    live: Option<(Side, Side)>,
+    throttle: Throttle,
+}
+
+/// Verifies every table once.
 pub async fn verify(
     opts: &VerifyOptions,
     mut progress: impl FnMut(&str),
 ) -> Result<VerifyReport, VerifyError> {
     let schema = crate::schema::source::schema_from_server(&opts.source).await?;
-    let mut src = Side::open(&opts.source).await?;
-    let mut tgt = Side::open(&opts.target).await?;
-    let tcols = target_columns(&mut tgt).await?;
+    // Both snapshots start together, before anything else is read.
+    let (a, b) = tokio::join!(
+        Side::snapshot(&opts.source, None),
+        Side::snapshot(&opts.target, None)
+    );
+    let (src, mut tgt) = (a?, b?);
+    let shared = tgt.export_snapshot().await;
+    let mut pool = Vec::new();
+    for _ in 1..opts.threads.max(1) {
+        let (a, b) = tokio::join!(
+            Side::snapshot(&opts.source, None),
+            Side::snapshot(&opts.target, shared.as_deref())
+        );
+        pool.push((a?, b?));
+    }
+    let live = if opts.live {
+        Some((
+            Side::latest(&opts.source).await?,
+            Side::latest(&opts.target).await?,
+        ))
+    } else {
+        None
+    };
+    let monitors = if opts.max_load.is_some() {
+        vec![
+            crate::db::exec::Session::connect(&opts.source).await?,
+            crate::db::exec::Session::connect(&opts.target).await?,
+        ]
+    } else {
+        Vec::new()
+    };
+    let mut conns = Conns {
+        src,
+        tgt,
+        pool,
+        live,
+        throttle: Throttle {
+            max_running: opts.max_load,
+            monitors,
+            last_check: None,
+            paused: Duration::ZERO,
+        },
+    };
+    let tcols = check::target_columns(&mut conns.tgt).await?;
+    let mut fix = match &opts.fix_sql {
+        Some(p) => Some(
+            fix::FixWriter::create(
+                p,
+                opts.target.engine,
+                &format!("make {} hold what {} holds", opts.target, opts.source),
+            )
+            .map_err(|e| VerifyError::Other(format!("cannot write {}: {e}", p.display())))?,
+        ),
+        None => None,
+    };
+    let mut ckpt = Checkpoint::load(opts)?;
     let mut report = VerifyReport {
         source: opts.source.to_string(),
         target: opts.target.to_string(),
+        live: opts.live,
         tables: Vec::new(),
         total_differences: 0,
         not_verified: Vec::new(),
+        fix_statements: None,
+        paused_seconds: 0.0,
     };
     let wanted: Vec<&Table> = match &opts.tables {
         Some(list) => {
@@ -247,291 +378,425 @@ pub async fn verify(
         None => schema.tables.iter().collect(),
     };
     for t in wanted {
+        if let Some(done) = ckpt.done.iter().find(|d| d.table == t.name) {
+            report.tables.push(done.clone());
+            continue;
+        }
         progress(&t.name);
-        let mut tr = TableReport {
-            table: t.name.clone(),
-            status: "match".into(),
-            ..Default::default()
+        let resume = ckpt.current.take().filter(|(tr, _)| tr.table == t.name);
+        let mut tr = match &resume {
+            Some((tr, _)) => tr.clone(),
+            None => TableReport {
+                table: t.name.clone(),
+                status: "match".into(),
+                ..Default::default()
+            },
         };
         let Some(tc) = tcols.get(&t.name.to_lowercase()) else {
             tr.status = "differ".into();
             tr.reason = Some("the table does not exist on the target".into());
-            report.total_differences += 1;
             report.tables.push(tr);
             continue;
         };
         let mut cols = Vec::new();
+        if resume.is_none() {
+            tr.schema.clear();
+        }
+        let mut schema_notes = Vec::new();
         for c in &t.columns {
             match tc.get(&c.name.to_lowercase()) {
-                None => tr
-                    .schema
-                    .push(format!("column {} is missing on the target", c.name)),
-                Some(dt) => cols.push((
-                    c.name.clone(),
-                    c.mysql_type.clone(),
-                    if dt == "boolean" {
-                        TargetKind::Bool
-                    } else {
-                        TargetKind::Plain
-                    },
-                    c.nullable,
-                )),
+                None => schema_notes.push(format!("column {} is missing on the target", c.name)),
+                Some(dt) => {
+                    if let Some(p) = check::type_problem(c, dt, opts.target.engine) {
+                        schema_notes.push(format!("column {}: {p}", c.name));
+                    }
+                    cols.push(EncodedColumn {
+                        name: c.name.clone(),
+                        mysql_type: c.mysql_type.clone(),
+                        target: if dt.data_type == "boolean" {
+                            TargetKind::Bool
+                        } else {
+                            TargetKind::Plain
+                        },
+                        nullable: c.nullable,
+                        collation: c.collation.clone().or_else(|| t.collation.clone()),
+                        target_type: dt.literal_type(),
+                    })
+                }
             }
         }
         for extra in tc.keys().filter(|k| t.column(k).is_none()) {
-            tr.schema
-                .push(format!("column {extra} exists only on the target"));
+            schema_notes.push(format!("column {extra} exists only on the target"));
         }
-        let key = match t.primary_key.as_slice() {
-            [k] if t.column(k).is_some_and(|c| c.mysql_type.is_integer()) => k.clone(),
-            [] => {
-                tr.status = "not_verified".into();
-                tr.reason = Some("no primary key: comparing as a multiset of row hashes comes in the next increment".into());
-                report.not_verified.push(t.name.clone());
-                report.tables.push(tr);
-                continue;
+        for c in t.columns.iter().filter(|c| c.auto_increment) {
+            if let Some((finding, repair)) =
+                check::sequence_problem(&mut conns.tgt, &t.name, &c.name).await?
+            {
+                schema_notes.push(finding);
+                if let (Some(f), Some(sql)) = (fix.as_mut(), repair) {
+                    f.raw(&sql).map_err(io_error(opts))?;
+                }
             }
-            _ => {
-                tr.status = "not_verified".into();
-                tr.reason = Some("composite or non-integer primary key: bucketing keys by hash comes in the next increment".into());
-                report.not_verified.push(t.name.clone());
-                report.tables.push(tr);
-                continue;
-            }
+        }
+        if resume.is_none() {
+            tr.schema = schema_notes;
+        }
+        let Some(plan) = choose_plan(t, cols, opts) else {
+            tr.status = "not_verified".into();
+            tr.reason =
+                Some("a key column is missing on the target: rows cannot be matched".into());
+            report.not_verified.push(t.name.clone());
+            report.tables.push(tr);
+            continue;
         };
-        let plan = Plan {
-            table: t.name.clone(),
-            key,
-            cols,
-            where_clause: opts.where_clause.clone(),
-        };
-        verify_table(&plan, &mut src, &mut tgt, opts, &mut tr).await?;
-        if !tr.schema.is_empty() {
+        tr.key = plan.describe_key();
+        if plan.shape == KeyShape::Multiset {
+            tr.reason = Some("no primary or unique NOT NULL key: compared as a multiset of row hashes (a changed row shows as one missing and one extra)".into());
+        }
+        let start = resume.map(|(_, lo)| lo);
+        verify_table(
+            &plan,
+            &mut conns,
+            opts,
+            &mut tr,
+            fix.as_mut(),
+            start,
+            &mut ckpt,
+            &mut progress,
+        )
+        .await?;
+        if !tr.schema.is_empty() || tr.missing_in_target + tr.extra_in_target + tr.different > 0 {
             tr.status = "differ".into();
         }
-        report.total_differences +=
-            tr.missing_in_target + tr.extra_in_target + tr.different + tr.schema.len() as u64;
+        ckpt.current = None;
+        ckpt.done.push(tr.clone());
+        ckpt.save(opts)?;
         report.tables.push(tr);
     }
-    let _ = src.s.batch("ROLLBACK").await;
-    let _ = tgt.s.batch("ROLLBACK").await;
+    for tr in &report.tables {
+        report.total_differences += tr.missing_in_target
+            + tr.extra_in_target
+            + tr.different
+            + tr.schema.len() as u64
+            + u64::from(tr.reason.as_deref() == Some("the table does not exist on the target"));
+    }
+    if let Some(f) = fix {
+        report.fix_statements = Some(f.finish().map_err(io_error(opts))?);
+    }
+    report.paused_seconds = conns.throttle.paused.as_secs_f64();
+    let _ = conns.src.s.batch("ROLLBACK").await;
+    let _ = conns.tgt.s.batch("ROLLBACK").await;
+    // A finished run needs no checkpoint: the next run starts afresh.
+    if let Some(p) = &opts.checkpoint {
+        let _ = std::fs::remove_file(p);
+    }
     Ok(report)
 }
 
-async fn bounds(
-    side: &mut Side,
-    plan: &Plan,
-) -> Result<(Option<i128>, Option<i128>, u64), DbError> {
-    let e = side.engine;
-    let k = quote(e, &plan.key);
-    let w = plan
-        .where_clause
-        .as_ref()
-        .map(|w| format!(" WHERE {w}"))
-        .unwrap_or_default();
-    let o = side
-        .s
-        .execute(&format!(
-            "SELECT MIN({k}), MAX({k}), COUNT(*) FROM {}{w}",
-            plan.name(e)
+fn io_error(opts: &VerifyOptions) -> impl Fn(std::io::Error) -> VerifyError + '_ {
+    move |e| {
+        VerifyError::Other(format!(
+            "cannot write {}: {e}",
+            opts.fix_sql
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
         ))
-        .await?;
-    let p = |i: usize| first_text(&o, i).and_then(|x| x.parse::<i128>().ok());
-    Ok((p(0), p(1), p(2).unwrap_or(0) as u64))
+    }
 }
 
+/// The key a table's rows are matched by: its primary key, else a unique key on NOT NULL columns,
+/// else none (a multiset). None when a key column is missing on the target.
+fn choose_plan(t: &Table, cols: Vec<EncodedColumn>, opts: &VerifyOptions) -> Option<Plan> {
+    let not_null_unique = t
+        .unique_keys
+        .iter()
+        .find(|k| k.iter().all(|c| t.column(c).is_some_and(|c| !c.nullable)));
+    let key_names: Vec<String> = if !t.primary_key.is_empty() {
+        t.primary_key.clone()
+    } else {
+        not_null_unique.cloned().unwrap_or_default()
+    };
+    let mut key = Vec::new();
+    for k in &key_names {
+        key.push(
+            cols.iter()
+                .find(|c| c.name.eq_ignore_ascii_case(k))?
+                .clone(),
+        );
+    }
+    let shape = match key.as_slice() {
+        [] => KeyShape::Multiset,
+        [k] if k.mysql_type.is_integer() && k.target == TargetKind::Plain => KeyShape::IntRange,
+        _ => KeyShape::Hashed,
+    };
+    Some(Plan {
+        table: t.name.clone(),
+        shape,
+        key,
+        cols,
+        where_clause: opts.where_clause.clone(),
+    })
+}
+
+/// Differences gathered before they are resolved and re-checked together.
+const PENDING_BATCH: usize = 5_000;
+/// Key ranges digested between checkpoints.
+const SEGMENT_CHUNKS: usize = 64;
+
+#[allow(clippy::too_many_arguments)]
 async fn verify_table(
     plan: &Plan,
-    src: &mut Side,
-    tgt: &mut Side,
+    conns: &mut Conns,
     opts: &VerifyOptions,
     tr: &mut TableReport,
-) -> Result<(), DbError> {
-    let (a, b) = tokio::join!(bounds(src, plan), bounds(tgt, plan));
-    let ((smin, smax, scount), (tmin, tmax, tcount)) = (a?, b?);
-    tr.rows_source = scount;
-    tr.rows_target = tcount;
+    mut fix: Option<&mut fix::FixWriter>,
+    resume_from: Option<i128>,
+    ckpt: &mut Checkpoint,
+    progress: &mut impl FnMut(&str),
+) -> Result<(), VerifyError> {
+    let (ea, eb) = tokio::join!(
+        data::estimate(&mut conns.src, plan),
+        data::estimate(&mut conns.tgt, plan)
+    );
+    let estimate = ea.max(eb);
+    let mut pending: Vec<Pending> = Vec::new();
+    if plan.shape != KeyShape::IntRange {
+        let buckets = (estimate / opts.chunk_rows.max(1)).clamp(1, 1_000_000);
+        conns.throttle.wait().await?;
+        let (a, b) = tokio::join!(
+            data::digest_buckets(&mut conns.src, plan, buckets),
+            data::digest_buckets(&mut conns.tgt, plan, buckets)
+        );
+        let (a, b) = (a?, b?);
+        tr.chunks = buckets;
+        tr.rows_source = a.values().map(|d| d.0).sum();
+        tr.rows_target = b.values().map(|d| d.0).sum();
+        let mut differing: Vec<u64> = (0..buckets).filter(|k| a.get(k) != b.get(k)).collect();
+        differing.sort_unstable();
+        tr.chunks_differing = differing.len() as u64;
+        for group in differing.chunks(16) {
+            let found =
+                data::leaf_buckets(&mut conns.src, &mut conns.tgt, plan, buckets, group).await?;
+            pending.extend(found);
+            if pending.len() >= PENDING_BATCH {
+                flush(
+                    plan,
+                    conns,
+                    opts,
+                    tr,
+                    fix.as_deref_mut(),
+                    std::mem::take(&mut pending),
+                )
+                .await?;
+            }
+        }
+        return flush(plan, conns, opts, tr, fix, pending).await;
+    }
+    let (a, b) = tokio::join!(
+        data::bounds(&mut conns.src, plan),
+        data::bounds(&mut conns.tgt, plan)
+    );
+    let ((smin, smax), (tmin, tmax)) = (a?, b?);
     let (Some(lo), Some(hi)) = (
         smin.into_iter().chain(tmin).min(),
         smax.into_iter().chain(tmax).max(),
     ) else {
         return Ok(()); // both empty
     };
-    let total = scount.max(tcount).max(1) as i128;
-    let width = (((hi - lo + 1) * opts.chunk_rows as i128) / total).max(1);
-    let mut start = lo;
+    let span = hi - lo + 1;
+    let rows = if estimate == 0 {
+        span
+    } else {
+        estimate as i128
+    };
+    let width = ((span * opts.chunk_rows as i128) / rows.max(1)).max(1);
+    let total_chunks = (span + width - 1) / width;
+    let mut start = resume_from.unwrap_or(lo);
     while start <= hi {
-        let end = (start + width - 1).min(hi);
-        tr.chunks += 1;
-        check_range(plan, src, tgt, opts, tr, start, end, 0).await?;
-        start = end + 1;
-    }
-    if tr.missing_in_target + tr.extra_in_target + tr.different > 0 {
-        tr.status = "differ".into();
+        let mut ranges = Vec::new();
+        while start <= hi && ranges.len() < SEGMENT_CHUNKS {
+            let end = (start + width - 1).min(hi);
+            ranges.push((start, end));
+            start = end + 1;
+        }
+        conns.throttle.wait().await?;
+        let (a, b) = {
+            let mut srcs: Vec<&mut Side> = vec![&mut conns.src];
+            let mut tgts: Vec<&mut Side> = vec![&mut conns.tgt];
+            for (s, t) in conns.pool.iter_mut() {
+                srcs.push(s);
+                tgts.push(t);
+            }
+            tokio::join!(
+                data::digest_ranges(&mut srcs, plan, &ranges),
+                data::digest_ranges(&mut tgts, plan, &ranges)
+            )
+        };
+        let (a, b) = (a?, b?);
+        let mut stack: Vec<((i128, i128), u64)> = Vec::new();
+        for ((range, da), db) in ranges.iter().zip(&a).zip(&b) {
+            tr.chunks += 1;
+            tr.rows_source += da.0;
+            tr.rows_target += db.0;
+            if !same(da, db) {
+                tr.chunks_differing += 1;
+                stack.push((*range, da.0.max(db.0)));
+            }
+        }
+        stack.reverse();
+        // Narrow each differing range down: split in ten until small, then compare key by key.
+        while let Some(((l, h), n)) = stack.pop() {
+            if n > opts.leaf_rows && h > l {
+                let step = ((h - l + 1) / 10).max(1);
+                let mut parts = Vec::new();
+                let mut s = l;
+                while s <= h {
+                    let e = (s + step - 1).min(h);
+                    parts.push((s, e));
+                    s = e + 1;
+                }
+                let (mut one_src, mut one_tgt) = ([&mut conns.src], [&mut conns.tgt]);
+                let (pa, pb) = tokio::join!(
+                    data::digest_ranges(&mut one_src, plan, &parts),
+                    data::digest_ranges(&mut one_tgt, plan, &parts)
+                );
+                let (pa, pb) = (pa?, pb?);
+                for ((r, x), y) in parts.iter().zip(&pa).zip(&pb).rev() {
+                    if !same(x, y) {
+                        stack.push((*r, x.0.max(y.0)));
+                    }
+                }
+                continue;
+            }
+            pending.extend(data::leaf_range(&mut conns.src, &mut conns.tgt, plan, l, h).await?);
+            if pending.len() >= PENDING_BATCH {
+                flush(
+                    plan,
+                    conns,
+                    opts,
+                    tr,
+                    fix.as_deref_mut(),
+                    std::mem::take(&mut pending),
+                )
+                .await?;
+            }
+        }
+        flush(
+            plan,
+            conns,
+            opts,
+            tr,
+            fix.as_deref_mut(),
+            std::mem::take(&mut pending),
+        )
+        .await?;
+        progress(&format!(
+            "{} {}/{} chunks",
+            plan.table, tr.chunks, total_chunks
+        ));
+        ckpt.current = Some((tr.clone(), start));
+        ckpt.save(opts)?;
     }
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn check_range<'a>(
-    plan: &'a Plan,
-    src: &'a mut Side,
-    tgt: &'a mut Side,
-    opts: &'a VerifyOptions,
-    tr: &'a mut TableReport,
-    lo: i128,
-    hi: i128,
-    depth: u32,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), DbError>> + 'a>> {
-    Box::pin(async move {
-        // Both servers work at the same time.
-        let (qa, qb) = (
-            plan.aggregate(src.engine, lo, hi),
-            plan.aggregate(tgt.engine, lo, hi),
-        );
-        let (a, b) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
-        let (a, b) = (a?, b?);
-        let (ca, sa) = (first_text(&a, 0).unwrap_or_default(), first_text(&a, 1));
-        let (cb, sb) = (first_text(&b, 0).unwrap_or_default(), first_text(&b, 1));
-        if ca == cb && sa == sb {
-            return Ok(());
-        }
-        if depth == 0 {
-            tr.chunks_differing += 1;
-        }
-        let rows: u64 = ca.parse::<u64>().unwrap_or(0).max(cb.parse().unwrap_or(0));
-        if rows > opts.leaf_rows && hi > lo {
-            // Split the range in ten and look closer.
-            let step = ((hi - lo + 1) / 10).max(1);
-            let mut s = lo;
-            while s <= hi {
-                let e = (s + step - 1).min(hi);
-                check_range(plan, src, tgt, opts, tr, s, e, depth + 1).await?;
-                s = e + 1;
-            }
-            return Ok(());
-        }
-        compare_rows(plan, src, tgt, opts, tr, lo, hi).await
-    })
+fn same(a: &Digest, b: &Digest) -> bool {
+    a == b
 }
 
-fn key_hashes(o: &crate::db::exec::Outcome) -> Vec<(i128, String)> {
-    o.sets
-        .first()
-        .map(|s| {
-            s.rows
-                .iter()
-                .filter_map(|r| {
-                    Some((
-                        value_text(r.first()?)?.parse().ok()?,
-                        value_text(r.get(1)?)?,
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-async fn compare_rows(
+/// Resolves and re-checks pending differences, then counts, shows and repairs what is left.
+async fn flush(
     plan: &Plan,
-    src: &mut Side,
-    tgt: &mut Side,
+    conns: &mut Conns,
     opts: &VerifyOptions,
     tr: &mut TableReport,
-    lo: i128,
-    hi: i128,
-) -> Result<(), DbError> {
-    let (qa, qb) = (
-        plan.hashes(src.engine, lo, hi),
-        plan.hashes(tgt.engine, lo, hi),
-    );
-    let (a, b) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
-    let (a, b) = (key_hashes(&a?), key_hashes(&b?));
-    let (mut i, mut j) = (0, 0);
-    let mut suspects = Vec::new();
-    let push = |tr: &mut TableReport, d: RowDifference| {
-        if tr.examples.len() < opts.examples {
-            tr.examples.push(d);
-        }
-    };
-    while i < a.len() || j < b.len() {
-        match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) if x.0 == y.0 => {
-                if x.1 != y.1 {
-                    suspects.push(x.0);
-                }
-                i += 1;
-                j += 1;
-            }
-            (Some(x), y) if y.is_none_or(|y| x.0 < y.0) => {
-                tr.missing_in_target += 1;
-                push(
-                    tr,
-                    RowDifference {
-                        key: x.0.to_string(),
-                        kind: "missing_in_target".into(),
-                        columns: Vec::new(),
-                        source: None,
-                        target: None,
-                    },
-                );
-                i += 1;
-            }
-            (_, Some(y)) => {
-                tr.extra_in_target += 1;
-                push(
-                    tr,
-                    RowDifference {
-                        key: y.0.to_string(),
-                        kind: "extra_in_target".into(),
-                        columns: Vec::new(),
-                        source: None,
-                        target: None,
-                    },
-                );
-                j += 1;
-            }
-            _ => break,
-        }
+    mut fix: Option<&mut fix::FixWriter>,
+    pending: Vec<Pending>,
+) -> Result<(), VerifyError> {
+    if pending.is_empty() {
+        return Ok(());
     }
-    for keys in suspects.chunks(500) {
-        let (qa, qb) = (plan.rows(src.engine, keys), plan.rows(tgt.engine, keys));
-        let (ra, rb) = tokio::join!(src.s.execute(&qa), tgt.s.execute(&qb));
-        let (ra, rb) = (ra?, rb?);
-        let (Some(sa), Some(sb)) = (ra.sets.first(), rb.sets.first()) else {
-            continue;
-        };
-        for (n, key) in keys.iter().enumerate() {
-            let (Some(x), Some(y)) = (sa.rows.get(n), sb.rows.get(n)) else {
-                continue;
-            };
-            let mut differing = Vec::new();
-            for c in 0..sa.columns.len().min(sb.columns.len()) {
-                let one = |s: &ResultSet, r: &[Value]| ResultSet {
-                    columns: vec![s.columns[c].clone()],
-                    rows: vec![vec![r[c].clone()]],
-                };
-                if let OutcomeComparison::Differs { .. } =
-                    compare_sets(&one(sa, x), &one(sb, y), true, &opts.tolerance)
-                {
-                    differing.push(sa.columns[c].name.clone());
-                }
-            }
-            // Equal in canonical values (floats within tolerance, JSON normalised): not a difference.
-            if !differing.is_empty() {
-                tr.different += 1;
-                push(
-                    tr,
-                    RowDifference {
-                        key: key.to_string(),
-                        kind: "different".into(),
-                        columns: differing,
-                        source: Some(x.iter().map(Value::display).collect()),
-                        target: Some(y.iter().map(Value::display).collect()),
-                    },
-                );
-            }
+    let live = conns.live.as_mut().map(|(a, b)| (a, b));
+    let (left, in_flight) =
+        data::settle((&mut conns.src, &mut conns.tgt), live, plan, opts, pending).await?;
+    tr.in_flight += in_flight;
+    for p in &left {
+        match p.kind {
+            DiffKind::Missing => tr.missing_in_target += p.copies,
+            DiffKind::Extra => tr.extra_in_target += p.copies,
+            DiffKind::Different => tr.different += p.copies,
+        }
+        if tr.examples.len() < opts.examples {
+            tr.examples.push(RowDifference {
+                key: match p.hash {
+                    Some(h) if p.key.is_empty() => {
+                        format!("row hash {h:015x} ({} copies)", p.copies)
+                    }
+                    _ => {
+                        let k: Vec<String> = p.key.iter().map(show).collect();
+                        k.join(", ")
+                    }
+                },
+                kind: p.kind.name().into(),
+                columns: p.columns.clone(),
+                source: p
+                    .source
+                    .as_ref()
+                    .map(|r| r.iter().map(Value::display).collect()),
+                target: p
+                    .target
+                    .as_ref()
+                    .map(|r| r.iter().map(Value::display).collect()),
+            });
+        }
+        if let Some(f) = fix.as_deref_mut() {
+            f.write(plan, p).map_err(io_error(opts))?;
         }
     }
     Ok(())
+}
+
+/// A key value as people write it (text unquoted).
+fn show(v: &Value) -> String {
+    match v {
+        Value::Text(t) => String::from_utf8_lossy(t).into_owned(),
+        v => v.display(),
+    }
+}
+
+/// One round of `--watch`.
+#[derive(Clone, Debug, Serialize)]
+pub struct WatchRound {
+    pub round: u32,
+    pub total_differences: u64,
+    pub in_flight: u64,
+}
+
+/// Repeats [`verify`] every `interval` until a round finds no difference (converged) or `rounds`
+/// rounds have run (0: no limit). Returns the last round's report and every round's totals.
+pub async fn watch(
+    opts: &VerifyOptions,
+    interval: Duration,
+    rounds: u32,
+    mut progress: impl FnMut(&str),
+    mut on_round: impl FnMut(&WatchRound, &VerifyReport),
+) -> Result<(VerifyReport, Vec<WatchRound>), VerifyError> {
+    let mut history = Vec::new();
+    let mut round = 0;
+    loop {
+        round += 1;
+        let r = verify(opts, &mut progress).await?;
+        let w = WatchRound {
+            round,
+            total_differences: r.total_differences,
+            in_flight: r.tables.iter().map(|t| t.in_flight).sum(),
+        };
+        on_round(&w, &r);
+        history.push(w);
+        if !r.failed() || (rounds > 0 && round >= rounds) {
+            return Ok((r, history));
+        }
+        tokio::time::sleep(interval).await;
+    }
 }

@@ -1,0 +1,520 @@
+//! The data comparison of one table: digests on both servers, drilling into what differs, resolving
+//! differing keys into rows, and (with `--live`) re-checking them until they settle.
+
+use super::plan::{KeyShape, Plan};
+use super::{DiffKind, Pending, VerifyOptions};
+use crate::db::compare::{OutcomeComparison, compare_sets};
+use crate::db::exec::{Outcome, ResultSet, Session};
+use crate::db::value::Value;
+use crate::db::{DbError, Endpoint, Engine};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// A session on one server, in a read-only consistent snapshot (or, for live re-checks, not).
+pub struct Side {
+    pub s: Session,
+    pub engine: Engine,
+}
+
+impl Side {
+    /// Opens a session in a consistent read-only snapshot. On PostgreSQL, `snapshot` (exported by
+    /// the first session) makes every session see the very same data.
+    pub async fn snapshot(ep: &Endpoint, snapshot: Option<&str>) -> Result<Side, DbError> {
+        let mut s = Session::connect(ep).await?;
+        match ep.engine {
+            Engine::MySql => {
+                s.batch("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+                    .await?
+            }
+            Engine::Postgres => {
+                s.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    .await?;
+                if let Some(id) = snapshot {
+                    s.batch(&format!(
+                        "SET TRANSACTION SNAPSHOT '{}'",
+                        id.replace('\'', "")
+                    ))
+                    .await?;
+                }
+            }
+        }
+        Ok(Side {
+            s,
+            engine: ep.engine,
+        })
+    }
+
+    /// A plain session: each statement sees the latest committed data.
+    pub async fn latest(ep: &Endpoint) -> Result<Side, DbError> {
+        Ok(Side {
+            s: Session::connect(ep).await?,
+            engine: ep.engine,
+        })
+    }
+
+    /// The id other sessions can adopt to share this snapshot (PostgreSQL), if the server can.
+    pub async fn export_snapshot(&mut self) -> Option<String> {
+        if self.engine != Engine::Postgres {
+            return None;
+        }
+        let o = self.s.execute("SELECT pg_export_snapshot()").await.ok()?;
+        first_text(&o, 0)
+    }
+
+    async fn run(&mut self, sql: &str) -> Result<Outcome, DbError> {
+        self.s.execute(sql).await
+    }
+}
+
+pub fn first_text(rs: &Outcome, col: usize) -> Option<String> {
+    rs.sets
+        .first()?
+        .rows
+        .first()?
+        .get(col)
+        .and_then(Value::as_text)
+}
+
+fn rows(o: &Outcome) -> &[Vec<Value>] {
+    o.sets
+        .first()
+        .map(|s| s.rows.as_slice())
+        .unwrap_or_default()
+}
+
+/// Pauses while a server is busier than `--max-load` allows.
+pub struct Throttle {
+    pub max_running: Option<u64>,
+    pub monitors: Vec<Session>,
+    pub last_check: Option<Instant>,
+    pub paused: Duration,
+}
+
+impl Throttle {
+    pub async fn wait(&mut self) -> Result<(), DbError> {
+        let Some(max) = self.max_running else {
+            return Ok(());
+        };
+        if self
+            .last_check
+            .is_some_and(|t| t.elapsed() < Duration::from_millis(500))
+        {
+            return Ok(());
+        }
+        loop {
+            let mut busiest = 0u64;
+            for m in &mut self.monitors {
+                let q = match m.engine() {
+                    Engine::MySql => "SHOW GLOBAL STATUS LIKE 'Threads_running'",
+                    Engine::Postgres => {
+                        "SELECT 'active', count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()"
+                    }
+                };
+                let o = m.execute(q).await?;
+                let n = first_text(&o, 1)
+                    .and_then(|t| t.parse::<u64>().ok())
+                    .unwrap_or(0);
+                busiest = busiest.max(n);
+            }
+            self.last_check = Some(Instant::now());
+            if busiest <= max {
+                return Ok(());
+            }
+            let pause = Duration::from_millis(250);
+            tokio::time::sleep(pause).await;
+            self.paused += pause;
+        }
+    }
+}
+
+/// A chunk digest: row count and the sum of row hashes, as the server printed them.
+pub type Digest = (u64, Option<String>);
+
+fn digest_of(o: &Outcome, first: usize) -> Digest {
+    (
+        first_text(o, first)
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0),
+        first_text(o, first + 1),
+    )
+}
+
+/// Runs one digest query per range on one server, spread over its sessions.
+pub async fn digest_ranges(
+    sides: &mut [&mut Side],
+    plan: &Plan,
+    ranges: &[(i128, i128)],
+) -> Result<Vec<Digest>, DbError> {
+    let next = Cell::new(0usize);
+    let out: Vec<Cell<Digest>> = ranges.iter().map(|_| Cell::new((0, None))).collect();
+    let work = sides.iter_mut().map(|side| {
+        let (next, out) = (&next, &out);
+        async move {
+            loop {
+                let i = next.get();
+                if i >= ranges.len() {
+                    return Ok::<_, DbError>(());
+                }
+                next.set(i + 1);
+                let (lo, hi) = ranges[i];
+                let o = side.run(&plan.range_digest(side.engine, lo, hi)).await?;
+                out[i].set(digest_of(&o, 0));
+            }
+        }
+    });
+    for r in futures_util::future::join_all(work).await {
+        r?;
+    }
+    Ok(out.into_iter().map(Cell::into_inner).collect())
+}
+
+/// Digests per bucket on one server, in one pass.
+pub async fn digest_buckets(
+    side: &mut Side,
+    plan: &Plan,
+    buckets: u64,
+) -> Result<HashMap<u64, Digest>, DbError> {
+    let o = side.run(&plan.bucket_digests(side.engine, buckets)).await?;
+    Ok(rows(&o)
+        .iter()
+        .filter_map(|r| {
+            let b = r.first()?.as_text()?.parse().ok()?;
+            let c = r.get(1)?.as_text()?.parse().ok()?;
+            Some((b, (c, r.get(2).and_then(Value::as_text))))
+        })
+        .collect())
+}
+
+/// The integer key's lowest and highest value on one server.
+pub async fn bounds(side: &mut Side, plan: &Plan) -> Result<(Option<i128>, Option<i128>), DbError> {
+    let o = side.run(&plan.bounds(side.engine)).await?;
+    let p = |i: usize| first_text(&o, i).and_then(|x| x.parse::<i128>().ok());
+    Ok((p(0), p(1)))
+}
+
+/// The server's estimate of the table's rows (0 when it has none).
+pub async fn estimate(side: &mut Side, plan: &Plan) -> u64 {
+    match side.run(&plan.estimate(side.engine)).await {
+        Ok(o) => first_text(&o, 0)
+            .and_then(|t| t.parse::<f64>().ok())
+            .map(|f| f.max(0.0) as u64)
+            .unwrap_or(0),
+        Err(_) => 0,
+    }
+}
+
+/// Within a differing key range: (key, row hash) on both sides, merged by key into pending
+/// differences (rows on one side only, and keys whose hashes differ).
+pub async fn leaf_range(
+    src: &mut Side,
+    tgt: &mut Side,
+    plan: &Plan,
+    lo: i128,
+    hi: i128,
+) -> Result<Vec<Pending>, DbError> {
+    let (qa, qb) = (
+        plan.range_hashes(src.engine, lo, hi),
+        plan.range_hashes(tgt.engine, lo, hi),
+    );
+    let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
+    let (a, b) = (a?, b?);
+    let pairs = |o: &Outcome| -> Vec<(i128, String)> {
+        rows(o)
+            .iter()
+            .filter_map(|r| Some((r.first()?.as_text()?.parse().ok()?, r.get(1)?.as_text()?)))
+            .collect()
+    };
+    let (a, b) = (pairs(&a), pairs(&b));
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    let key = |k: i128| vec![Value::Int(k)];
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                if x.1 != y.1 {
+                    out.push(Pending::keyed(DiffKind::Different, key(x.0)));
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(x), y) if y.is_none_or(|y| x.0 < y.0) => {
+                out.push(Pending::keyed(DiffKind::Missing, key(x.0)));
+                i += 1;
+            }
+            (_, Some(y)) => {
+                out.push(Pending::keyed(DiffKind::Extra, key(y.0)));
+                j += 1;
+            }
+            _ => break,
+        }
+    }
+    Ok(out)
+}
+
+/// Within differing buckets: keyed tables join (key text → row hash) on the client; multisets
+/// compare how many copies of each row hash each side holds.
+pub async fn leaf_buckets(
+    src: &mut Side,
+    tgt: &mut Side,
+    plan: &Plan,
+    buckets: u64,
+    which: &[u64],
+) -> Result<Vec<Pending>, DbError> {
+    let (qa, qb) = (
+        plan.bucket_rows(src.engine, buckets, which),
+        plan.bucket_rows(tgt.engine, buckets, which),
+    );
+    let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
+    let (a, b) = (a?, b?);
+    let mut out = Vec::new();
+    if plan.shape == KeyShape::Multiset {
+        let counts = |o: &Outcome| -> HashMap<i64, i64> {
+            rows(o)
+                .iter()
+                .filter_map(|r| {
+                    Some((
+                        r.first()?.as_text()?.parse().ok()?,
+                        r.get(1)?.as_text()?.parse().ok()?,
+                    ))
+                })
+                .collect()
+        };
+        let (ca, cb) = (counts(&a), counts(&b));
+        let mut hashes: Vec<i64> = ca.keys().chain(cb.keys()).copied().collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        for h in hashes {
+            let d = ca.get(&h).copied().unwrap_or(0) - cb.get(&h).copied().unwrap_or(0);
+            if d != 0 {
+                out.push(Pending::copies(h, d));
+            }
+        }
+        return Ok(out);
+    }
+    let nkey = plan.key.len();
+    let index = |o: &Outcome| -> HashMap<String, (String, Vec<Value>)> {
+        rows(o)
+            .iter()
+            .filter_map(|r| {
+                let kt = r.first()?.as_text()?;
+                let h = r.get(1)?.as_text()?;
+                Some((kt, (h, r.get(2..2 + nkey)?.to_vec())))
+            })
+            .collect()
+    };
+    let (ia, ib) = (index(&a), index(&b));
+    for (kt, (h, key)) in &ia {
+        match ib.get(kt) {
+            None => out.push(Pending::keyed(DiffKind::Missing, key.clone())),
+            Some((h2, _)) if h2 != h => out.push(Pending::keyed(DiffKind::Different, key.clone())),
+            Some(_) => {}
+        }
+    }
+    for (kt, (_, key)) in &ib {
+        if !ia.contains_key(kt) {
+            out.push(Pending::keyed(DiffKind::Extra, key.clone()));
+        }
+    }
+    Ok(out)
+}
+
+/// A key's identity across engines (both print the same key values alike).
+pub fn key_id(key: &[Value]) -> String {
+    let parts: Vec<String> = key.iter().map(Value::display).collect();
+    parts.join("\u{1f}")
+}
+
+/// Looks the pending keys up on both sides and decides what each really is, from the rows: missing,
+/// extra, different (in canonical values, naming the columns) or — dropped — the same after all
+/// (floats within tolerance, JSON that prints differently, or a row that has since settled).
+pub async fn resolve_keyed(
+    src: &mut Side,
+    tgt: &mut Side,
+    plan: &Plan,
+    opts: &VerifyOptions,
+    pending: Vec<Pending>,
+) -> Result<Vec<Pending>, DbError> {
+    let positions = plan.key_positions();
+    let mut out = Vec::new();
+    for batch in pending.chunks(200) {
+        let keys: Vec<Vec<Value>> = batch.iter().map(|p| p.key.clone()).collect();
+        let (qa, qb) = (
+            plan.rows_by_keys(src.engine, &keys),
+            plan.rows_by_keys(tgt.engine, &keys),
+        );
+        let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
+        let (a, b) = (a?, b?);
+        let by_key = |o: &Outcome| -> HashMap<String, Vec<Value>> {
+            rows(o)
+                .iter()
+                .map(|r| {
+                    let k: Vec<Value> = positions
+                        .iter()
+                        .map(|&i| r.get(i).cloned().unwrap_or(Value::Null))
+                        .collect();
+                    (key_id(&k), r.clone())
+                })
+                .collect()
+        };
+        let (ma, mb) = (by_key(&a), by_key(&b));
+        let (sa, sb) = (a.sets.first(), b.sets.first());
+        for p in batch {
+            let id = key_id(&p.key);
+            let (x, y) = (ma.get(&id), mb.get(&id));
+            let mut p = p.clone();
+            match (x, y) {
+                (None, None) => continue,
+                (Some(x), None) => {
+                    p.kind = DiffKind::Missing;
+                    p.source = Some(x.clone());
+                    p.target = None;
+                }
+                (None, Some(y)) => {
+                    p.kind = DiffKind::Extra;
+                    p.source = None;
+                    p.target = Some(y.clone());
+                }
+                (Some(x), Some(y)) => {
+                    let (Some(sa), Some(sb)) = (sa, sb) else {
+                        continue;
+                    };
+                    let differing = differing_columns(sa, x, sb, y, opts);
+                    if differing.is_empty() {
+                        continue;
+                    }
+                    p.kind = DiffKind::Different;
+                    p.columns = differing;
+                    p.source = Some(x.clone());
+                    p.target = Some(y.clone());
+                }
+            }
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+fn differing_columns(
+    sa: &ResultSet,
+    x: &[Value],
+    sb: &ResultSet,
+    y: &[Value],
+    opts: &VerifyOptions,
+) -> Vec<String> {
+    let mut differing = Vec::new();
+    for c in 0..sa.columns.len().min(sb.columns.len()) {
+        let one = |s: &ResultSet, r: &[Value]| ResultSet {
+            columns: vec![s.columns[c].clone()],
+            rows: vec![vec![r.get(c).cloned().unwrap_or(Value::Null)]],
+        };
+        if let OutcomeComparison::Differs { .. } =
+            compare_sets(&one(sa, x), &one(sb, y), true, &opts.tolerance)
+        {
+            differing.push(sa.columns[c].name.clone());
+        }
+    }
+    differing
+}
+
+/// Multisets: how many copies of each pending row hash each side holds now, and one row of each
+/// (for the report and for repairs).
+pub async fn resolve_copies(
+    src: &mut Side,
+    tgt: &mut Side,
+    plan: &Plan,
+    pending: Vec<Pending>,
+) -> Result<Vec<Pending>, DbError> {
+    let mut out = Vec::new();
+    for batch in pending.chunks(500) {
+        let hashes: Vec<i64> = batch.iter().filter_map(|p| p.hash).collect();
+        let (qa, qb) = (
+            plan.count_hashes(src.engine, &hashes),
+            plan.count_hashes(tgt.engine, &hashes),
+        );
+        let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
+        let (a, b) = (a?, b?);
+        let counts = |o: &Outcome| -> HashMap<i64, i64> {
+            rows(o)
+                .iter()
+                .filter_map(|r| {
+                    Some((
+                        r.first()?.as_text()?.parse().ok()?,
+                        r.get(1)?.as_text()?.parse().ok()?,
+                    ))
+                })
+                .collect()
+        };
+        let (ca, cb) = (counts(&a), counts(&b));
+        let mut left = Vec::new();
+        for h in hashes {
+            let d = ca.get(&h).copied().unwrap_or(0) - cb.get(&h).copied().unwrap_or(0);
+            if d != 0 {
+                left.push(Pending::copies(h, d));
+            }
+        }
+        // One row per hash, from the side that holds more copies.
+        let on = |want: DiffKind| -> Vec<i64> {
+            left.iter()
+                .filter(|p| p.kind == want)
+                .filter_map(|p| p.hash)
+                .collect()
+        };
+        let (miss, extra) = (on(DiffKind::Missing), on(DiffKind::Extra));
+        let fetch =
+            async |side: &mut Side, hs: Vec<i64>| -> Result<HashMap<i64, Vec<Value>>, DbError> {
+                if hs.is_empty() {
+                    return Ok(HashMap::new());
+                }
+                let o = side.run(&plan.rows_by_hashes(side.engine, &hs)).await?;
+                Ok(rows(&o)
+                    .iter()
+                    .filter_map(|r| Some((r.first()?.as_text()?.parse().ok()?, r[1..].to_vec())))
+                    .collect())
+            };
+        let (ra, rb) = tokio::join!(fetch(src, miss), fetch(tgt, extra));
+        let (ra, rb) = (ra?, rb?);
+        for mut p in left {
+            let h = p.hash.unwrap_or_default();
+            p.source = ra.get(&h).cloned();
+            p.target = rb.get(&h).cloned();
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// Resolves pending differences on the snapshot sessions, then, with `--live`, re-checks the ones
+/// left on sessions that see the latest data, after a delay that doubles each round: rows that
+/// settle were in flight; rows still different after the last round are persistent.
+pub async fn settle(
+    snap: (&mut Side, &mut Side),
+    live: Option<(&mut Side, &mut Side)>,
+    plan: &Plan,
+    opts: &VerifyOptions,
+    pending: Vec<Pending>,
+) -> Result<(Vec<Pending>, u64), DbError> {
+    let resolve = async |a: &mut Side, b: &mut Side, p: Vec<Pending>| {
+        if plan.shape == KeyShape::Multiset {
+            resolve_copies(a, b, plan, p).await
+        } else {
+            resolve_keyed(a, b, plan, opts, p).await
+        }
+    };
+    let mut left = resolve(snap.0, snap.1, pending).await?;
+    let mut in_flight = 0u64;
+    if let Some((a, b)) = live {
+        let mut delay = opts.live_delay;
+        for _ in 0..opts.live_retries {
+            if left.is_empty() {
+                break;
+            }
+            tokio::time::sleep(delay).await;
+            delay *= 2;
+            let before = left.len();
+            left = resolve(a, b, left).await?;
+            in_flight += (before - left.len()) as u64;
+        }
+    }
+    Ok((left, in_flight))
+}
