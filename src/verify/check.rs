@@ -163,7 +163,7 @@ pub fn type_problem(src: &Column, tgt: &TargetColumn, target: Engine) -> Option<
                     let ts = ts.unwrap_or(0);
                     if ts < s {
                         narrow("decimals would be rounded")
-                    } else if tp - ts < p - s {
+                    } else if tp.saturating_sub(ts) < p.saturating_sub(s) {
                         narrow("the largest values would not fit")
                     } else {
                         None
