@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use common::{HOW_TO_START, mysql_url, pg_url, with_db};
+use common::{mysql_url, pg_url, with_db};
 
 const DB: &str = "cutover_verify_keys";
 
@@ -56,31 +56,10 @@ fn load() {
 }
 
 fn verify(extra: &[&str]) -> (Value, Option<i32>) {
-    let (s, t) = (with_db(&mysql_url(), DB), with_db(&pg_url(), DB));
-    let mut args = vec![
-        "verify", "--source", &s, "--target", &t, "--format", "json", "-q",
-    ];
-    args.extend_from_slice(extra);
-    let out = Command::new(env!("CARGO_BIN_EXE_cutover"))
-        .args(&args)
-        .output()
-        .expect("run cutover");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("cannot connect"), "{err}\n({HOW_TO_START})");
-    (
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}")),
-        out.status.code(),
-    )
+    common::verify_json(DB, extra)
 }
 
-fn table<'a>(j: &'a Value, name: &str) -> &'a Value {
-    j["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["table"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {j:#}"))
-}
+use common::table_report as table;
 
 fn counts(t: &Value) -> (u64, u64, u64) {
     (

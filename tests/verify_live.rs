@@ -4,9 +4,6 @@
 mod common;
 
 use serde_json::Value;
-use std::process::Command;
-
-use common::{HOW_TO_START, mysql_url, pg_url, with_db};
 
 const DB: &str = "cutover_verify";
 
@@ -51,38 +48,10 @@ fn load() {
 }
 
 fn verify(extra: &[&str]) -> (Value, Option<i32>) {
-    let (s, t) = (with_db(&mysql_url(), DB), with_db(&pg_url(), DB));
-    let mut args = vec![
-        "verify",
-        "--source",
-        s.as_str(),
-        "--target",
-        t.as_str(),
-        "--format",
-        "json",
-        "-q",
-    ];
-    args.extend_from_slice(extra);
-    let out = Command::new(env!("CARGO_BIN_EXE_cutover"))
-        .args(&args)
-        .output()
-        .expect("run cutover");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("cannot connect"), "{err}\n({HOW_TO_START})");
-    (
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}")),
-        out.status.code(),
-    )
+    common::verify_json(DB, extra)
 }
 
-fn table<'a>(j: &'a Value, name: &str) -> &'a Value {
-    j["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["table"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {j:#}"))
-}
+use common::table_report as table;
 
 #[test]
 fn identical_data_matches_and_seeded_differences_are_found_exactly() {

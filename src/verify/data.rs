@@ -67,6 +67,45 @@ impl Side {
     }
 }
 
+/// Asks both servers at once, each in its own dialect.
+async fn both(
+    src: &mut Side,
+    tgt: &mut Side,
+    sql: impl Fn(Engine) -> String,
+) -> Result<(Outcome, Outcome), DbError> {
+    let (qa, qb) = (sql(src.engine), sql(tgt.engine));
+    let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
+    Ok((a?, b?))
+}
+
+/// (row hash, COUNT) rows as a map.
+fn hash_counts(o: &Outcome) -> HashMap<i64, i64> {
+    rows(o)
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r.first()?.as_text()?.parse().ok()?,
+                r.get(1)?.as_text()?.parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// The hashes whose copies differ between the sides, as pending differences.
+fn surplus(
+    hashes: impl IntoIterator<Item = i64>,
+    a: &HashMap<i64, i64>,
+    b: &HashMap<i64, i64>,
+) -> Vec<Pending> {
+    hashes
+        .into_iter()
+        .filter_map(|h| {
+            let d = a.get(&h).copied().unwrap_or(0) - b.get(&h).copied().unwrap_or(0);
+            (d != 0).then(|| Pending::copies(h, d))
+        })
+        .collect()
+}
+
 pub fn first_text(rs: &Outcome, col: usize) -> Option<String> {
     rs.sets
         .first()?
@@ -131,12 +170,10 @@ impl Throttle {
 /// A chunk digest: row count and the sum of row hashes, as the server printed them.
 pub type Digest = (u64, Option<String>);
 
-fn digest_of(o: &Outcome, first: usize) -> Digest {
+fn digest_of(o: &Outcome) -> Digest {
     (
-        first_text(o, first)
-            .and_then(|t| t.parse().ok())
-            .unwrap_or(0),
-        first_text(o, first + 1),
+        first_text(o, 0).and_then(|t| t.parse().ok()).unwrap_or(0),
+        first_text(o, 1),
     )
 }
 
@@ -159,7 +196,7 @@ pub async fn digest_ranges(
                 next.set(i + 1);
                 let (lo, hi) = ranges[i];
                 let o = side.run(&plan.range_digest(side.engine, lo, hi)).await?;
-                out[i].set(digest_of(&o, 0));
+                out[i].set(digest_of(&o));
             }
         }
     });
@@ -213,12 +250,7 @@ pub async fn leaf_range(
     lo: i128,
     hi: i128,
 ) -> Result<Vec<Pending>, DbError> {
-    let (qa, qb) = (
-        plan.range_hashes(src.engine, lo, hi),
-        plan.range_hashes(tgt.engine, lo, hi),
-    );
-    let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
-    let (a, b) = (a?, b?);
+    let (a, b) = both(src, tgt, |e| plan.range_hashes(e, lo, hi)).await?;
     let pairs = |o: &Outcome| -> Vec<(i128, String)> {
         rows(o)
             .iter()
@@ -261,36 +293,14 @@ pub async fn leaf_buckets(
     buckets: u64,
     which: &[u64],
 ) -> Result<Vec<Pending>, DbError> {
-    let (qa, qb) = (
-        plan.bucket_rows(src.engine, buckets, which),
-        plan.bucket_rows(tgt.engine, buckets, which),
-    );
-    let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
-    let (a, b) = (a?, b?);
+    let (a, b) = both(src, tgt, |e| plan.bucket_rows(e, buckets, which)).await?;
     let mut out = Vec::new();
     if plan.shape == KeyShape::Multiset {
-        let counts = |o: &Outcome| -> HashMap<i64, i64> {
-            rows(o)
-                .iter()
-                .filter_map(|r| {
-                    Some((
-                        r.first()?.as_text()?.parse().ok()?,
-                        r.get(1)?.as_text()?.parse().ok()?,
-                    ))
-                })
-                .collect()
-        };
-        let (ca, cb) = (counts(&a), counts(&b));
+        let (ca, cb) = (hash_counts(&a), hash_counts(&b));
         let mut hashes: Vec<i64> = ca.keys().chain(cb.keys()).copied().collect();
         hashes.sort_unstable();
         hashes.dedup();
-        for h in hashes {
-            let d = ca.get(&h).copied().unwrap_or(0) - cb.get(&h).copied().unwrap_or(0);
-            if d != 0 {
-                out.push(Pending::copies(h, d));
-            }
-        }
-        return Ok(out);
+        return Ok(surplus(hashes, &ca, &cb));
     }
     let nkey = plan.key.len();
     let index = |o: &Outcome| -> HashMap<String, (String, Vec<Value>)> {
@@ -339,12 +349,7 @@ pub async fn resolve_keyed(
     let mut out = Vec::new();
     for batch in pending.chunks(200) {
         let keys: Vec<Vec<Value>> = batch.iter().map(|p| p.key.clone()).collect();
-        let (qa, qb) = (
-            plan.rows_by_keys(src.engine, &keys),
-            plan.rows_by_keys(tgt.engine, &keys),
-        );
-        let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
-        let (a, b) = (a?, b?);
+        let (a, b) = both(src, tgt, |e| plan.rows_by_keys(e, &keys)).await?;
         let by_key = |o: &Outcome| -> HashMap<String, Vec<Value>> {
             rows(o)
                 .iter()
@@ -428,31 +433,8 @@ pub async fn resolve_copies(
     let mut out = Vec::new();
     for batch in pending.chunks(500) {
         let hashes: Vec<i64> = batch.iter().filter_map(|p| p.hash).collect();
-        let (qa, qb) = (
-            plan.count_hashes(src.engine, &hashes),
-            plan.count_hashes(tgt.engine, &hashes),
-        );
-        let (a, b) = tokio::join!(src.run(&qa), tgt.run(&qb));
-        let (a, b) = (a?, b?);
-        let counts = |o: &Outcome| -> HashMap<i64, i64> {
-            rows(o)
-                .iter()
-                .filter_map(|r| {
-                    Some((
-                        r.first()?.as_text()?.parse().ok()?,
-                        r.get(1)?.as_text()?.parse().ok()?,
-                    ))
-                })
-                .collect()
-        };
-        let (ca, cb) = (counts(&a), counts(&b));
-        let mut left = Vec::new();
-        for h in hashes {
-            let d = ca.get(&h).copied().unwrap_or(0) - cb.get(&h).copied().unwrap_or(0);
-            if d != 0 {
-                left.push(Pending::copies(h, d));
-            }
-        }
+        let (a, b) = both(src, tgt, |e| plan.count_hashes(e, &hashes)).await?;
+        let left = surplus(hashes, &hash_counts(&a), &hash_counts(&b));
         // One row per hash, from the side that holds more copies.
         let on = |want: DiffKind| -> Vec<i64> {
             left.iter()

@@ -19,7 +19,7 @@ pub mod plan;
 use crate::db::value::{Tolerance, Value};
 use crate::db::{DbError, Endpoint};
 use crate::schema::Table;
-use data::{Digest, Side, Throttle};
+use data::{Side, Throttle};
 use encode::{EncodedColumn, TargetKind};
 use plan::{KeyShape, Plan};
 use serde::{Deserialize, Serialize};
@@ -399,9 +399,6 @@ pub async fn verify(
             continue;
         };
         let mut cols = Vec::new();
-        if resume.is_none() {
-            tr.schema.clear();
-        }
         let mut schema_notes = Vec::new();
         for c in &t.columns {
             match tc.get(&c.name.to_lowercase()) {
@@ -468,9 +465,11 @@ pub async fn verify(
         if !tr.schema.is_empty() || tr.missing_in_target + tr.extra_in_target + tr.different > 0 {
             tr.status = "differ".into();
         }
-        ckpt.current = None;
-        ckpt.done.push(tr.clone());
-        ckpt.save(opts)?;
+        if opts.checkpoint.is_some() {
+            ckpt.current = None;
+            ckpt.done.push(tr.clone());
+            ckpt.save(opts)?;
+        }
         report.tables.push(tr);
     }
     for tr in &report.tables {
@@ -579,19 +578,18 @@ async fn verify_table(
             let found =
                 data::leaf_buckets(&mut conns.src, &mut conns.tgt, plan, buckets, group).await?;
             pending.extend(found);
-            if pending.len() >= PENDING_BATCH {
-                flush(
-                    plan,
-                    conns,
-                    opts,
-                    tr,
-                    fix.as_deref_mut(),
-                    std::mem::take(&mut pending),
-                )
-                .await?;
-            }
+            flush(
+                plan,
+                conns,
+                opts,
+                tr,
+                fix.as_deref_mut(),
+                &mut pending,
+                PENDING_BATCH,
+            )
+            .await?;
         }
-        return flush(plan, conns, opts, tr, fix, pending).await;
+        return flush(plan, conns, opts, tr, fix, &mut pending, 0).await;
     }
     let (a, b) = tokio::join!(
         data::bounds(&mut conns.src, plan),
@@ -639,7 +637,7 @@ async fn verify_table(
             tr.chunks += 1;
             tr.rows_source += da.0;
             tr.rows_target += db.0;
-            if !same(da, db) {
+            if da != db {
                 tr.chunks_differing += 1;
                 stack.push((*range, da.0.max(db.0)));
             }
@@ -663,60 +661,52 @@ async fn verify_table(
                 );
                 let (pa, pb) = (pa?, pb?);
                 for ((r, x), y) in parts.iter().zip(&pa).zip(&pb).rev() {
-                    if !same(x, y) {
+                    if x != y {
                         stack.push((*r, x.0.max(y.0)));
                     }
                 }
                 continue;
             }
             pending.extend(data::leaf_range(&mut conns.src, &mut conns.tgt, plan, l, h).await?);
-            if pending.len() >= PENDING_BATCH {
-                flush(
-                    plan,
-                    conns,
-                    opts,
-                    tr,
-                    fix.as_deref_mut(),
-                    std::mem::take(&mut pending),
-                )
-                .await?;
-            }
+            flush(
+                plan,
+                conns,
+                opts,
+                tr,
+                fix.as_deref_mut(),
+                &mut pending,
+                PENDING_BATCH,
+            )
+            .await?;
         }
-        flush(
-            plan,
-            conns,
-            opts,
-            tr,
-            fix.as_deref_mut(),
-            std::mem::take(&mut pending),
-        )
-        .await?;
+        flush(plan, conns, opts, tr, fix.as_deref_mut(), &mut pending, 0).await?;
         progress(&format!(
             "{} {}/{} chunks",
             plan.table, tr.chunks, total_chunks
         ));
-        ckpt.current = Some((tr.clone(), start));
-        ckpt.save(opts)?;
+        if opts.checkpoint.is_some() {
+            ckpt.current = Some((tr.clone(), start));
+            ckpt.save(opts)?;
+        }
     }
     Ok(())
 }
 
-fn same(a: &Digest, b: &Digest) -> bool {
-    a == b
-}
-
-/// Resolves and re-checks pending differences, then counts, shows and repairs what is left.
+/// Once at least `min` differences are pending (and at least one): resolves and re-checks them,
+/// then counts, shows and repairs what is left.
 async fn flush(
     plan: &Plan,
     conns: &mut Conns,
     opts: &VerifyOptions,
     tr: &mut TableReport,
     mut fix: Option<&mut fix::FixWriter>,
-    pending: Vec<Pending>,
+    pending: &mut Vec<Pending>,
+    min: usize,
 ) -> Result<(), VerifyError> {
-    if pending.is_empty() {
+    if pending.is_empty() || pending.len() < min {
         return Ok(());
     }
+    let pending = std::mem::take(pending);
     let live = conns.live.as_mut().map(|(a, b)| (a, b));
     let (left, in_flight) =
         data::settle((&mut conns.src, &mut conns.tgt), live, plan, opts, pending).await?;

@@ -159,3 +159,33 @@ pub fn psql(db: &str, sql: &str) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Runs `cutover verify --format json -q` from the MariaDB database `db` to the PostgreSQL one of
+/// the same name; returns its JSON and exit code.
+pub fn verify_json(db: &str, extra: &[&str]) -> (serde_json::Value, Option<i32>) {
+    let (s, t) = (with_db(&mysql_url(), db), with_db(&pg_url(), db));
+    let mut args = vec![
+        "verify", "--source", &s, "--target", &t, "--format", "json", "-q",
+    ];
+    args.extend_from_slice(extra);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(&args)
+        .output()
+        .expect("run cutover");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("cannot connect"), "{err}\n({HOW_TO_START})");
+    (
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}")),
+        out.status.code(),
+    )
+}
+
+/// One table's entry in a verify report.
+pub fn table_report<'a>(j: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    j["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {j:#}"))
+}
