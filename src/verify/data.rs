@@ -15,6 +15,9 @@ use std::time::{Duration, Instant};
 pub struct Side {
     pub s: Session,
     pub engine: Engine,
+    /// The most text one value may hold on this server (MySQL's max_allowed_packet, which also
+    /// caps GROUP_CONCAT), if it has such a limit.
+    pub text_limit: Option<u64>,
 }
 
 impl Side {
@@ -22,6 +25,7 @@ impl Side {
     /// the first session) makes every session see the very same data.
     pub async fn snapshot(ep: &Endpoint, snapshot: Option<&str>) -> Result<Side, DbError> {
         let mut s = Session::connect(ep).await?;
+        let text_limit = prepare(&mut s).await?;
         match ep.engine {
             Engine::MySql => {
                 s.batch("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
@@ -42,14 +46,18 @@ impl Side {
         Ok(Side {
             s,
             engine: ep.engine,
+            text_limit,
         })
     }
 
     /// A plain session: each statement sees the latest committed data.
     pub async fn latest(ep: &Endpoint) -> Result<Side, DbError> {
+        let mut s = Session::connect(ep).await?;
+        let text_limit = prepare(&mut s).await?;
         Ok(Side {
-            s: Session::connect(ep).await?,
+            s,
             engine: ep.engine,
+            text_limit,
         })
     }
 
@@ -65,6 +73,20 @@ impl Side {
     async fn run(&mut self, sql: &str) -> Result<Outcome, DbError> {
         self.s.execute(sql).await
     }
+}
+
+/// Session settings of verify's MySQL sessions; returns max_allowed_packet. GROUP_CONCAT (the
+/// ordered chunk digest) gathers a chunk's text, capped by group_concat_max_len and by
+/// max_allowed_packet: chunks are sized below that, and a chunk cut short anyway only differs and is
+/// then compared row by row.
+async fn prepare(s: &mut Session) -> Result<Option<u64>, DbError> {
+    if s.engine() != Engine::MySql {
+        return Ok(None);
+    }
+    s.batch("SET SESSION group_concat_max_len = 1073741824")
+        .await?;
+    let o = s.execute("SELECT @@max_allowed_packet").await?;
+    Ok(first_text(&o, 0).and_then(|t| t.parse().ok()))
 }
 
 /// Asks both servers at once, each in its own dialect.
@@ -230,14 +252,19 @@ pub async fn bounds(side: &mut Side, plan: &Plan) -> Result<(Option<i128>, Optio
     Ok((p(0), p(1)))
 }
 
-/// The server's estimate of the table's rows (0 when it has none).
-pub async fn estimate(side: &mut Side, plan: &Plan) -> u64 {
+/// The server's estimate of the table's rows and of their average size in bytes (0 when unknown).
+pub async fn estimate(side: &mut Side, plan: &Plan) -> (u64, u64) {
     match side.run(&plan.estimate(side.engine)).await {
-        Ok(o) => first_text(&o, 0)
-            .and_then(|t| t.parse::<f64>().ok())
-            .map(|f| f.max(0.0) as u64)
-            .unwrap_or(0),
-        Err(_) => 0,
+        Ok(o) => {
+            let n = |i| {
+                first_text(&o, i)
+                    .and_then(|t| t.parse::<f64>().ok())
+                    .map(|f| f.max(0.0) as u64)
+                    .unwrap_or(0)
+            };
+            (n(0), n(1))
+        }
+        Err(_) => (0, 0),
     }
 }
 

@@ -535,11 +535,19 @@ fn choose_plan(t: &Table, cols: Vec<EncodedColumn>, opts: &VerifyOptions) -> Opt
         key,
         cols,
         where_clause: opts.where_clause.clone(),
+        // FORCE INDEX (PRIMARY) is what keeps MySQL's chunk in key order, and a MySQL target may
+        // lack that key; MySQL→MySQL loses nothing, as MariaDB's GROUP_CONCAT costs what its
+        // per-row hashes do (the ordered digest is PostgreSQL's saving).
+        ordered: shape == KeyShape::IntRange
+            && !t.primary_key.is_empty()
+            && opts.target.engine != crate::db::Engine::MySql,
     })
 }
 
 /// Differences gathered before they are resolved and re-checked together.
 const PENDING_BATCH: usize = 5_000;
+/// The most text an ordered chunk digest should gather on a server.
+const CHUNK_TEXT_BYTES: u64 = 8 << 20;
 /// Key ranges digested between checkpoints.
 const SEGMENT_CHUNKS: usize = 64;
 
@@ -558,7 +566,18 @@ async fn verify_table(
         data::estimate(&mut conns.src, plan),
         data::estimate(&mut conns.tgt, plan)
     );
-    let estimate = ea.max(eb);
+    let estimate = ea.0.max(eb.0);
+    // An ordered chunk digest holds the chunk's text on each server: keep it to a few MiB.
+    let row_bytes = ea.1.max(eb.1).max(1);
+    let text_limit = [conns.src.text_limit, conns.tgt.text_limit]
+        .into_iter()
+        .flatten()
+        .fold(CHUNK_TEXT_BYTES, |a, b| a.min(b / 2));
+    let chunk_rows = if plan.ordered {
+        opts.chunk_rows.min((text_limit / row_bytes).max(1))
+    } else {
+        opts.chunk_rows
+    };
     let mut pending: Vec<Pending> = Vec::new();
     if plan.shape != KeyShape::IntRange {
         let buckets = (estimate / opts.chunk_rows.max(1)).clamp(1, 1_000_000);
@@ -608,7 +627,7 @@ async fn verify_table(
     } else {
         estimate as i128
     };
-    let width = ((span * opts.chunk_rows as i128) / rows.max(1)).max(1);
+    let width = ((span * chunk_rows as i128) / rows.max(1)).max(1);
     let total_chunks = (span + width - 1) / width;
     let mut start = resume_from.unwrap_or(lo);
     while start <= hi {
@@ -733,11 +752,11 @@ async fn flush(
                 source: p
                     .source
                     .as_ref()
-                    .map(|r| r.iter().map(Value::display).collect()),
+                    .map(|r| r.iter().map(example_value).collect()),
                 target: p
                     .target
                     .as_ref()
-                    .map(|r| r.iter().map(Value::display).collect()),
+                    .map(|r| r.iter().map(example_value).collect()),
             });
         }
         if let Some(f) = fix.as_deref_mut() {
@@ -745,6 +764,19 @@ async fn flush(
         }
     }
     Ok(())
+}
+
+/// The most characters of one value an example shows.
+const EXAMPLE_CHARS: usize = 200;
+
+/// A value in an example: as `Value::display` shows it, cut after `EXAMPLE_CHARS` characters with
+/// its full length in bytes, so a difference in a long text does not flood the report.
+fn example_value(v: &Value) -> String {
+    let shown = v.display();
+    match shown.char_indices().nth(EXAMPLE_CHARS) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &shown[..cut], shown.len()),
+        None => shown,
+    }
 }
 
 /// A key value as people write it (text unquoted).

@@ -1,7 +1,9 @@
 //! What verify asks each server for one table: the key shape chosen for it and the SQL of every
 //! question (chunk digests, bucket digests, key hashes, rows by key), per engine.
 
-use super::encode::{EncodedColumn, bucket, literal, quote, row_hash, row_text};
+use super::encode::{
+    EncodedColumn, bucket, literal, quote, row_bytes, row_hash, row_parts, row_text,
+};
 use crate::db::Engine;
 use crate::db::value::Value;
 
@@ -27,6 +29,9 @@ pub struct Plan {
     /// Every compared column; the key columns are among them.
     pub cols: Vec<EncodedColumn>,
     pub where_clause: Option<String>,
+    /// Integer ranges over the primary key: chunks are digested in key order (one hash per chunk,
+    /// see `encode`); otherwise by the sum of row hashes.
+    pub ordered: bool,
 }
 
 impl Plan {
@@ -62,14 +67,14 @@ impl Plan {
     }
 
     pub fn row_hash(&self, e: Engine) -> String {
-        row_hash(e, &row_text(e, &self.cols))
+        row_hash(e, &row_bytes(e, &self.cols))
     }
 
-    /// The text a row is bucketed by: its key's canonical text, or the whole row without a key.
+    /// The bytes a row is bucketed by: its key's canonical text, or the whole row without a key.
     fn bucket_source(&self, e: Engine) -> String {
         match self.shape {
-            KeyShape::Multiset => row_text(e, &self.cols),
-            _ => row_text(e, &self.key),
+            KeyShape::Multiset => row_bytes(e, &self.cols),
+            _ => row_bytes(e, &self.key),
         }
     }
 
@@ -92,28 +97,53 @@ impl Plan {
         )
     }
 
-    /// The server's row estimate (statistics, not a count: counting is what the digests do).
+    /// The server's estimate of the rows and of their average size in bytes (statistics, not a
+    /// count: counting is what the digests do).
     pub fn estimate(&self, e: Engine) -> String {
         let t = self.table.replace('\'', "''");
         match e {
             Engine::MySql => format!(
-                "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{t}'"
+                "SELECT TABLE_ROWS, AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{t}'"
             ),
             Engine::Postgres => format!(
-                "SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass('{}')",
+                "SELECT reltuples::bigint, CASE WHEN reltuples > 0 THEN (pg_table_size(oid) / reltuples)::bigint END FROM pg_class WHERE oid = to_regclass('{}')",
                 self.name(e).replace('\'', "''")
             ),
         }
     }
 
-    /// COUNT and SUM of row hashes over a key range.
+    /// COUNT and a digest of a key range: the SHA-256 (hex) of its row texts in key order when the
+    /// plan is ordered, else the SUM of row hashes.
     pub fn range_digest(&self, e: Engine, lo: i128, hi: i128) -> String {
-        format!(
-            "SELECT COUNT(*), SUM({}) FROM {}{}",
-            self.row_hash(e),
-            self.name(e),
-            self.range(e, lo, hi)
-        )
+        if !self.ordered {
+            return format!(
+                "SELECT COUNT(*), SUM({}) FROM {}{}",
+                self.row_hash(e),
+                self.name(e),
+                self.range(e, lo, hi)
+            );
+        }
+        match e {
+            // InnoDB reads a primary-key range in key order, which GROUP_CONCAT keeps; its own
+            // ORDER BY would sort every chunk again. GROUP_CONCAT takes the columns and separators
+            // as arguments, the bytes CONCAT_WS would make without building them first (15% of
+            // MariaDB's work); it skips a row with a NULL argument, and only a column the source
+            // declares NOT NULL is passed bare, so that happens only where the rows differ anyway.
+            Engine::MySql => format!(
+                "SELECT COUNT(*), SHA2(GROUP_CONCAT({} SEPARATOR '\u{1e}'), 256) FROM {} FORCE INDEX (PRIMARY){}",
+                row_parts(e, &self.cols).join(", '\u{1f}', "),
+                self.name(e),
+                self.range(e, lo, hi)
+            ),
+            // The aggregate reads the ordered subquery as it comes: no sort beyond the index's.
+            Engine::Postgres => format!(
+                "SELECT COUNT(*), encode(sha256(string_agg(cutover_row, '\\x1e'::bytea)), 'hex') FROM (SELECT {} AS cutover_row FROM {}{} ORDER BY {}) cutover_chunk",
+                row_bytes(e, &self.cols),
+                self.name(e),
+                self.range(e, lo, hi),
+                self.int_key(e)
+            ),
+        }
     }
 
     /// (key, row hash) over a key range, in key order.
