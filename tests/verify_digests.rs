@@ -104,4 +104,35 @@ fn ordered_digests_bpchar_bytes_and_unique_keys() {
     assert_eq!(counts(chars), (0, 0, 3), "{j:#}");
     assert_eq!(counts(common::table_report(&j, "uk")), (0, 0, 1), "{j:#}");
     assert_eq!(j["total_differences"], 5, "{j:#}");
+
+    // A kaiwudb:// target gets text hashed through convert_to and bpchar cast to text (KaiwuDB has
+    // no textsend/bpcharsend): on PostgreSQL, which has both, the same rows must come out.
+    let pg = common::with_db(&common::pg_url(), DB);
+    let kaiwudb_url = format!(
+        "kaiwudb://{}",
+        pg.split_once("://").map_or("", |(_, rest)| rest)
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args([
+            "verify",
+            "--source",
+            &common::with_db(&common::mysql_url(), DB),
+            "--target",
+            &kaiwudb_url,
+            "--all",
+            "--format",
+            "json",
+            "-q",
+        ])
+        .output()
+        .expect("run cutover");
+    let k: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    for t in ["wide", "chars", "uk"] {
+        assert_eq!(
+            counts(common::table_report(&k, t)),
+            counts(common::table_report(&j, t)),
+            "{t}: {k:#}"
+        );
+    }
 }

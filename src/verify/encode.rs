@@ -165,9 +165,15 @@ pub fn row_parts(engine: Engine, cols: &[EncodedColumn]) -> Vec<String> {
 /// The bytes of the row's canonical text, which is what gets hashed: MySQL's text as it is, and on
 /// PostgreSQL a bytea, in which bpchar columns are trimmed as bytes (a NULL in a column the source
 /// declares NOT NULL makes the whole row NULL there, which differs from any hash the source has).
-pub fn row_bytes(engine: Engine, cols: &[EncodedColumn]) -> String {
+///
+/// `byte_functions`: the server has PostgreSQL's `textsend`, `bpcharsend` and `rtrim(bytea, bytea)`
+/// (PostgreSQL and KingbaseES; not KaiwuDB, which gets `convert_to` of the text, bpchar cast to text).
+pub fn row_bytes(engine: Engine, cols: &[EncodedColumn], byte_functions: bool) -> String {
     if engine == Engine::MySql {
         return row_text(engine, cols);
+    }
+    if !byte_functions {
+        return format!("convert_to({}, 'UTF8')", row_text(engine, cols));
     }
     let mut segments: Vec<String> = Vec::new();
     let mut texts: Vec<String> = Vec::new();

@@ -541,6 +541,7 @@ fn choose_plan(t: &Table, cols: Vec<EncodedColumn>, opts: &VerifyOptions) -> Opt
         ordered: shape == KeyShape::IntRange
             && !t.primary_key.is_empty()
             && opts.target.engine != crate::db::Engine::MySql,
+        byte_functions: opts.target.flavor != crate::db::Flavor::KaiwuDb,
     })
 }
 

@@ -32,6 +32,8 @@ pub struct Plan {
     /// Integer ranges over the primary key: chunks are digested in key order (one hash per chunk,
     /// see `encode`); otherwise by the sum of row hashes.
     pub ordered: bool,
+    /// A PostgreSQL-family target has PostgreSQL's byte functions (see `encode::row_bytes`).
+    pub byte_functions: bool,
 }
 
 impl Plan {
@@ -67,14 +69,14 @@ impl Plan {
     }
 
     pub fn row_hash(&self, e: Engine) -> String {
-        row_hash(e, &row_bytes(e, &self.cols))
+        row_hash(e, &row_bytes(e, &self.cols, self.byte_functions))
     }
 
     /// The bytes a row is bucketed by: its key's canonical text, or the whole row without a key.
     fn bucket_source(&self, e: Engine) -> String {
         match self.shape {
-            KeyShape::Multiset => row_bytes(e, &self.cols),
-            _ => row_bytes(e, &self.key),
+            KeyShape::Multiset => row_bytes(e, &self.cols, self.byte_functions),
+            _ => row_bytes(e, &self.key, self.byte_functions),
         }
     }
 
@@ -138,7 +140,7 @@ impl Plan {
             // The aggregate reads the ordered subquery as it comes: no sort beyond the index's.
             Engine::Postgres => format!(
                 "SELECT COUNT(*), encode(sha256(string_agg(cutover_row, '\\x1e'::bytea)), 'hex') FROM (SELECT {} AS cutover_row FROM {}{} ORDER BY {}) cutover_chunk",
-                row_bytes(e, &self.cols),
+                row_bytes(e, &self.cols, self.byte_functions),
                 self.name(e),
                 self.range(e, lo, hi),
                 self.int_key(e)
