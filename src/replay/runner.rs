@@ -868,7 +868,7 @@ struct Acc {
     not_comparable: u64,
     both_failed: u64,
     concurrent_races: u64,
-    /// Per side: (end µs, session, tables) of statements that published writes.
+    /// Per side: the statements that published writes (see `Published`).
     published: [std::collections::VecDeque<Published>; 2],
     /// Mismatches that may be races, decided once the sides have moved past them.
     suspects: Vec<Suspect>,
@@ -876,8 +876,9 @@ struct Acc {
     watermark: [u64; 2],
 }
 
-/// A write made visible: (start µs, end µs, session, tables). It became visible somewhere in between.
-type Published = (u64, u64, u64, Arc<Vec<String>>);
+/// A write made visible: (start µs, end µs, session, seq, tables). It became visible somewhere in
+/// between; (session, seq) names the same statement on both sides.
+type Published = (u64, u64, u64, u64, Arc<Vec<String>>);
 
 /// A mismatch in `--mode all` waiting to be told apart from a race between sessions.
 struct Suspect {
@@ -1062,6 +1063,46 @@ fn count_mismatch(
     }
 }
 
+/// Each side's published writes by (session, seq): (start, end) µs.
+type PublishedIndex = [FxHashMap<(u64, u64), (u64, u64)>; 2];
+
+/// Whether a statement of `session` that touched `tables` and ran within `windows` (per side:
+/// snapshot start, end) may have raced another session's write. Where such a write fell against
+/// the statement on a side: visible to it (ended before its snapshot), not (began after it ended),
+/// or overlapping. A race is an overlap on either side, or a write the two sides placed differently
+/// (before the statement on one, after it on the other), though neither side overlapped.
+fn raced(
+    windows: [(u64, u64); 2],
+    session: u64,
+    tables: &[&String],
+    published: &[std::collections::VecDeque<Published>; 2],
+    index: &PublishedIndex,
+) -> bool {
+    let place = |side: usize, start: u64, end: u64| -> Option<bool> {
+        let (from, to) = windows[side];
+        if end + RACE_MARGIN_US < from {
+            Some(true)
+        } else if start > to + RACE_MARGIN_US {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    (0..2).any(|side| {
+        published[side]
+            .iter()
+            .filter(|(_, _, s, _, t)| *s != session && t.iter().any(|x| tables.contains(&x)))
+            .any(|(start, end, s, seq, _)| {
+                let here = place(side, *start, *end);
+                // The other side's copy of the same write; pruned ones ended long before.
+                let there = index[1 - side]
+                    .get(&(*s, *seq))
+                    .map_or(Some(true), |(a, b)| place(1 - side, *a, *b));
+                here.is_none() || there.is_none() || here != there
+            })
+    })
+}
+
 /// Decides suspects whose windows the sides have moved well past (all of them when `all`), and
 /// forgets published writes no remaining suspect can race with.
 fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
@@ -1069,8 +1110,19 @@ fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
         .min(acc.watermark[1])
         .saturating_sub(5_000_000);
     let suspects = std::mem::take(&mut acc.suspects);
+    // Each side's published writes by (session, seq), built once for the suspects decided now.
+    let mut index: PublishedIndex = Default::default();
+    let due = |sp: &Suspect| all || sp.windows[0].1.max(sp.windows[1].1) <= horizon;
+    if suspects.iter().any(due) {
+        for (side, log) in acc.published.iter().enumerate() {
+            index[side] = log
+                .iter()
+                .map(|(start, end, session, seq, _)| ((*session, *seq), (*start, *end)))
+                .collect();
+        }
+    }
     for sp in suspects {
-        if !all && sp.windows[0].1.max(sp.windows[1].1) > horizon {
+        if !due(&sp) {
             acc.suspects.push(sp);
             continue;
         }
@@ -1081,16 +1133,7 @@ fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
             .iter()
             .chain(sp.job.plan.tables_written.iter())
             .collect();
-        let raced = (0..2).any(|side| {
-            let (from, to) = sp.windows[side];
-            let (from, to) = (from.saturating_sub(RACE_MARGIN_US), to + RACE_MARGIN_US);
-            acc.published[side].iter().any(|(start, end, session, t)| {
-                *session != sp.job.session
-                    && *end >= from
-                    && *start <= to
-                    && t.iter().any(|x| tables.contains(&x))
-            })
-        });
+        let raced = raced(sp.windows, sp.job.session, &tables, &acc.published, &index);
         if raced {
             acc.concurrent_races += 1;
             let fa = acc.fps.entry(sp.job.fp).or_default();
@@ -1110,7 +1153,10 @@ fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
         .min(horizon)
         .saturating_sub(10_000_000);
     for log in &mut acc.published {
-        while log.front().is_some_and(|(_, end, _, _)| *end < keep_from) {
+        while log
+            .front()
+            .is_some_and(|(_, end, _, _, _)| *end < keep_from)
+        {
             log.pop_front();
         }
     }
@@ -1138,7 +1184,13 @@ async fn compare_loop(
         let k = side_key(d.side) as usize;
         acc.watermark[k] = acc.watermark[k].max(d.at_us);
         if let Some(p) = &d.published {
-            acc.published[k].push_back((d.at_us, d.at_us + d.latency_us, d.job.session, p.clone()));
+            acc.published[k].push_back((
+                d.at_us,
+                d.at_us + d.latency_us,
+                d.job.session,
+                d.job.seq,
+                p.clone(),
+            ));
         }
         if n.is_multiple_of(10_000) {
             settle(&mut acc, &opts, false);
@@ -1349,5 +1401,50 @@ fn finish(
         rewritten: s.rewritten.values().sum(),
         not_rewritable,
         input_notes: s.notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    fn logs(a: &[Published], b: &[Published]) -> ([VecDeque<Published>; 2], PublishedIndex) {
+        let published = [a.iter().cloned().collect(), b.iter().cloned().collect()];
+        let mut index: PublishedIndex = Default::default();
+        for (side, log) in [a, b].iter().enumerate() {
+            index[side] = log.iter().map(|p| ((p.2, p.3), (p.0, p.1))).collect();
+        }
+        (published, index)
+    }
+
+    #[test]
+    fn races_are_overlaps_or_writes_the_sides_ordered_differently() {
+        let t = Arc::new(vec!["sbtest1".to_string()]);
+        let other = Arc::new(vec!["other".to_string()]);
+        let name = "sbtest1".to_string();
+        let tables = vec![&name];
+        // The read ran at 100–110 ms on the source and 300–310 ms on the target.
+        let w = [(100_000, 110_000), (300_000, 310_000)];
+        let write =
+            |start: u64, table: &Arc<Vec<String>>| (start, start + 1_000, 7, 42, table.clone());
+        // Before it on both sides: the same data, no race.
+        let (p, i) = logs(&[write(50_000, &t)], &[write(250_000, &t)]);
+        assert!(!raced(w, 1, &tables, &p, &i));
+        // Overlapping on one side.
+        let (p, i) = logs(&[write(105_000, &t)], &[write(250_000, &t)]);
+        assert!(raced(w, 1, &tables, &p, &i));
+        // Before it on the source, after it on the target, overlapping neither: the flake this
+        // rule fixes (a SUM read saw a write on one side only).
+        let (p, i) = logs(&[write(50_000, &t)], &[write(400_000, &t)]);
+        assert!(raced(w, 1, &tables, &p, &i));
+        // Another table, or the statement's own session: never a race.
+        let (p, i) = logs(&[write(105_000, &other)], &[write(400_000, &other)]);
+        assert!(!raced(w, 1, &tables, &p, &i));
+        let (p, i) = logs(&[write(50_000, &t)], &[write(400_000, &t)]);
+        assert!(!raced(w, 7, &tables, &p, &i));
+        // Pruned from one side's log: it ended long before, as on the side that still has it.
+        let (p, i) = logs(&[], &[write(250_000, &t)]);
+        assert!(!raced(w, 1, &tables, &p, &i));
     }
 }
