@@ -135,4 +135,6 @@ fn ordered_digests_bpchar_bytes_and_unique_keys() {
             "{t}: {k:#}"
         );
     }
+    common::mysql(None, &format!("DROP DATABASE {DB}"));
+    common::psql("postgres", &format!("DROP DATABASE {DB} WITH (FORCE)"));
 }
