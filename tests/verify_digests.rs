@@ -4,8 +4,6 @@
 
 mod common;
 
-use serde_json::Value;
-
 const DB: &str = "cutover_verify_digests";
 
 fn mysql(sql: &str) {
@@ -49,13 +47,7 @@ fn load() {
     mysql("ANALYZE TABLE wide, chars, uk");
 }
 
-fn counts(t: &Value) -> (u64, u64, u64) {
-    (
-        t["missing_in_target"].as_u64().unwrap(),
-        t["extra_in_target"].as_u64().unwrap(),
-        t["different"].as_u64().unwrap(),
-    )
-}
+use common::diff_counts as counts;
 
 #[test]
 fn ordered_digests_bpchar_bytes_and_unique_keys() {
@@ -112,22 +104,11 @@ fn ordered_digests_bpchar_bytes_and_unique_keys() {
         "kaiwudb://{}",
         pg.split_once("://").map_or("", |(_, rest)| rest)
     );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cutover"))
-        .args([
-            "verify",
-            "--source",
-            &common::with_db(&common::mysql_url(), DB),
-            "--target",
-            &kaiwudb_url,
-            "--all",
-            "--format",
-            "json",
-            "-q",
-        ])
-        .output()
-        .expect("run cutover");
-    let k: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let (k, _) = common::verify_json_between(
+        &common::with_db(&common::mysql_url(), DB),
+        &kaiwudb_url,
+        &["--all"],
+    );
     for t in ["wide", "chars", "uk"] {
         assert_eq!(
             counts(common::table_report(&k, t)),

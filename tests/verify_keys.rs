@@ -61,13 +61,7 @@ fn verify(extra: &[&str]) -> (Value, Option<i32>) {
 
 use common::table_report as table;
 
-fn counts(t: &Value) -> (u64, u64, u64) {
-    (
-        t["missing_in_target"].as_u64().unwrap(),
-        t["extra_in_target"].as_u64().unwrap(),
-        t["different"].as_u64().unwrap(),
-    )
-}
+use common::diff_counts as counts;
 
 #[test]
 fn string_and_composite_keys_sequences_repairs_and_live_double_writes() {

@@ -64,25 +64,23 @@ pub fn column_text(
     let c = quote(engine, name);
     let base = t.base.as_str();
     match engine {
-        Engine::MySql => {
-            match base {
-                // Text in another character set is hashed as UTF-8, as PostgreSQL stores it.
-                _ if t.is_text() && needs_utf8(collation) => format!("CONVERT({c} USING utf8mb4)"),
-                // A string is its own text: CAST(… AS CHAR) of a CHAR column costs MariaDB about
-                // as much as the hash.
-                _ if t.is_text() && !matches!(base, "ENUM" | "SET") => c,
-                "DECIMAL" | "NUMERIC" => format!(
-                    "IF(LOCATE('.', CAST({c} AS CHAR)) > 0, TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM CAST({c} AS CHAR))), CAST({c} AS CHAR))"
-                ),
-                "DATETIME" | "TIMESTAMP" => format!("DATE_FORMAT({c}, '%Y-%m-%d %H:%i:%s.%f')"),
-                "DATE" => format!("DATE_FORMAT({c}, '%Y-%m-%d')"),
-                "BINARY" | "VARBINARY" | "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => {
-                    format!("HEX({c})")
-                }
-                "BIT" => format!("CAST({c} + 0 AS CHAR)"),
-                _ => format!("CAST({c} AS CHAR)"),
+        Engine::MySql => match base {
+            // Text in another character set is hashed as UTF-8, as PostgreSQL stores it.
+            _ if t.is_text() && needs_utf8(collation) => format!("CONVERT({c} USING utf8mb4)"),
+            // A string is its own text: CAST(… AS CHAR) of a CHAR column costs MariaDB about
+            // as much as the hash.
+            _ if t.is_text() && !matches!(base, "ENUM" | "SET") => c,
+            "DECIMAL" | "NUMERIC" => format!(
+                "IF(LOCATE('.', CAST({c} AS CHAR)) > 0, TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM CAST({c} AS CHAR))), CAST({c} AS CHAR))"
+            ),
+            "DATETIME" | "TIMESTAMP" => format!("DATE_FORMAT({c}, '%Y-%m-%d %H:%i:%s.%f')"),
+            "DATE" => format!("DATE_FORMAT({c}, '%Y-%m-%d')"),
+            "BINARY" | "VARBINARY" | "TINYBLOB" | "BLOB" | "MEDIUMBLOB" | "LONGBLOB" => {
+                format!("HEX({c})")
             }
-        }
+            "BIT" => format!("CAST({c} + 0 AS CHAR)"),
+            _ => format!("CAST({c} AS CHAR)"),
+        },
         Engine::Postgres => match base {
             _ if target == TargetKind::Bool => format!("({c})::int::text"),
             "DECIMAL" | "NUMERIC" => format!("trim_scale({c})::text"),

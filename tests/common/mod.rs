@@ -163,9 +163,17 @@ pub fn psql(db: &str, sql: &str) -> String {
 /// Runs `cutover verify --format json -q` from the MariaDB database `db` to the PostgreSQL one of
 /// the same name; returns its JSON and exit code.
 pub fn verify_json(db: &str, extra: &[&str]) -> (serde_json::Value, Option<i32>) {
-    let (s, t) = (with_db(&mysql_url(), db), with_db(&pg_url(), db));
+    verify_json_between(&with_db(&mysql_url(), db), &with_db(&pg_url(), db), extra)
+}
+
+/// Runs `cutover verify --format json -q` from `source` to `target`; returns its JSON and exit code.
+pub fn verify_json_between(
+    source: &str,
+    target: &str,
+    extra: &[&str],
+) -> (serde_json::Value, Option<i32>) {
     let mut args = vec![
-        "verify", "--source", &s, "--target", &t, "--format", "json", "-q",
+        "verify", "--source", source, "--target", target, "--format", "json", "-q",
     ];
     args.extend_from_slice(extra);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_cutover"))
@@ -177,6 +185,15 @@ pub fn verify_json(db: &str, extra: &[&str]) -> (serde_json::Value, Option<i32>)
     (
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}")),
         out.status.code(),
+    )
+}
+
+/// A verify table entry's (missing_in_target, extra_in_target, different).
+pub fn diff_counts(t: &serde_json::Value) -> (u64, u64, u64) {
+    (
+        t["missing_in_target"].as_u64().unwrap(),
+        t["extra_in_target"].as_u64().unwrap(),
+        t["different"].as_u64().unwrap(),
     )
 }
 
