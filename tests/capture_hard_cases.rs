@@ -341,3 +341,27 @@ fn gzip_and_plain_read_alike() {
         "{diag:?}"
     );
 }
+
+/// A slow-log entry holding several statements (hardening issue, item 1): each is an event of its
+/// own, judged and replayed apart; the entry's time and rows are counted once, on the first.
+#[test]
+fn slow_log_multi_statement_entry_is_split() {
+    let mut log = slow_entry(
+        "2024-05-01T10:00:00.000010Z",
+        7,
+        "0.000300",
+        "SELECT 1; SET GLOBAL max_connections=77",
+    );
+    log += &slow_entry("2024-05-01T10:00:00.000020Z", 7, "0.000010", "SELECT 'a;b'");
+    let (ev, diag) = read_text(log.as_bytes());
+    let sqls: Vec<String> = ev.iter().map(|e| e.sql_lossy().into_owned()).collect();
+    assert_eq!(
+        sqls,
+        ["SELECT 1", "SET GLOBAL max_connections=77", "SELECT 'a;b'"],
+        "{diag:?}"
+    );
+    let multi: Vec<Option<(u16, u16)>> = ev.iter().map(|e| e.multi).collect();
+    assert_eq!(multi, [Some((0, 2)), Some((1, 2)), None]);
+    let durations: Vec<Option<u64>> = ev.iter().map(|e| e.duration_us).collect();
+    assert_eq!(durations, [Some(300), None, Some(10)]);
+}

@@ -105,43 +105,26 @@ async fn snapshot(s: &mut Session) -> Result<Vec<Outcome>, String> {
     Ok(out)
 }
 
-async fn reload_mysql(admin: &mut Session, ep: &Endpoint) {
-    admin
-        .batch(&format!(
-            "DROP DATABASE IF EXISTS {DB}; CREATE DATABASE {DB}"
-        ))
-        .await
-        .expect("create MySQL database");
-    let mut s = connect(&ep.with_database(DB)).await;
-    s.batch(&read("schema.mysql.sql"))
-        .await
-        .expect("load schema.mysql.sql");
-    s.batch(&read("data.sql"))
-        .await
-        .expect("load data.sql into MySQL");
-    s.close().await;
+/// The scripts are loaded with the servers' own clients: cutover's sessions send one statement at a
+/// time.
+fn reload_mysql() {
+    common::mysql(
+        None,
+        &format!("DROP DATABASE IF EXISTS {DB}; CREATE DATABASE {DB}"),
+    );
+    common::mysql(Some(DB), &read("schema.mysql.sql"));
+    common::mysql(Some(DB), &read("data.sql"));
 }
 
-async fn reload_pg(admin: &mut Session, ep: &Endpoint) {
-    admin
-        .batch(&format!("DROP DATABASE IF EXISTS {DB} WITH (FORCE)"))
-        .await
-        .expect("drop PostgreSQL database");
-    admin
-        .batch(&format!("CREATE DATABASE {DB}"))
-        .await
-        .expect("create PostgreSQL database");
-    let mut s = connect(&ep.with_database(DB)).await;
-    s.batch(&read("schema.pg.sql"))
-        .await
-        .expect("load schema.pg.sql");
-    s.batch(&read("data.sql"))
-        .await
-        .expect("load data.sql into PostgreSQL");
-    s.batch(&read("post_load.pg.sql"))
-        .await
-        .expect("post_load.pg.sql");
-    s.close().await;
+fn reload_pg() {
+    common::psql(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {DB} WITH (FORCE)"),
+    );
+    common::psql("postgres", &format!("CREATE DATABASE {DB}"));
+    common::psql(DB, &read("schema.pg.sql"));
+    common::psql(DB, &read("data.sql"));
+    common::psql(DB, &read("post_load.pg.sql"));
 }
 
 /// `CREATE DATABASE|SCHEMA [IF NOT EXISTS] name`: the name, to drop it again.
@@ -236,10 +219,10 @@ async fn label(
         || class == StatementClass::Transaction
         || class == StatementClass::Other
     {
-        reload_mysql(my_admin, my).await;
+        reload_mysql();
     }
     if class == StatementClass::Ddl && created_database(sql).is_some() {
-        reload_pg(pg_admin, pg).await;
+        reload_pg();
     }
     let m_out = match m.outcome {
         Ok(o) => o,
@@ -304,8 +287,8 @@ async fn labels_match_the_real_servers() {
     let (my, pg) = endpoints();
     let mut my_admin = connect(&my).await;
     let mut pg_admin = connect(&pg).await;
-    reload_mysql(&mut my_admin, &my).await;
-    reload_pg(&mut pg_admin, &pg).await;
+    reload_mysql();
+    reload_pg();
 
     let mut tsv = String::from("file\tordinal\tline\tlabel\tdetail\tcomment\n");
     let mut invalid = Vec::new();

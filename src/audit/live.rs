@@ -118,8 +118,8 @@ impl LiveTarget {
                 .and_then(|v| v.as_text())
         });
         match endpoint.engine {
-            Engine::Postgres => session.batch("BEGIN").await?,
-            Engine::MySql => session.batch("START TRANSACTION READ ONLY").await?,
+            Engine::Postgres => session.run("BEGIN").await?,
+            Engine::MySql => session.run("START TRANSACTION READ ONLY").await?,
         }
         Ok(LiveTarget {
             session,
@@ -157,17 +157,13 @@ impl LiveTarget {
     async fn kept(&mut self, sql: &str) -> Result<Result<(), DbError>, DbError> {
         self.counter += 1;
         let sp = format!("cutover_live_{}", self.counter);
-        self.session.batch(&format!("SAVEPOINT {sp}")).await?;
+        self.session.run(&format!("SAVEPOINT {sp}")).await?;
         let r = self.session.execute(sql).await.map(|_| ());
         match r {
-            Ok(()) => {
-                self.session
-                    .batch(&format!("RELEASE SAVEPOINT {sp}"))
-                    .await?
-            }
+            Ok(()) => self.session.run(&format!("RELEASE SAVEPOINT {sp}")).await?,
             Err(_) => {
                 self.session
-                    .batch(&format!("ROLLBACK TO SAVEPOINT {sp}"))
+                    .run(&format!("ROLLBACK TO SAVEPOINT {sp}"))
                     .await?
             }
         }
@@ -182,15 +178,13 @@ impl LiveTarget {
         }
         self.counter += 1;
         let sp = format!("cutover_live_{}", self.counter);
-        self.session.batch(&format!("SAVEPOINT {sp}")).await?;
+        self.session.run(&format!("SAVEPOINT {sp}")).await?;
         let r = self.session.execute(sql).await.map(|_| ());
         self.session
-            .batch(&format!("ROLLBACK TO SAVEPOINT {sp}"))
+            .run(&format!("ROLLBACK TO SAVEPOINT {sp}"))
             .await?;
         if r.is_ok() {
-            self.session
-                .batch(&format!("RELEASE SAVEPOINT {sp}"))
-                .await?;
+            self.session.run(&format!("RELEASE SAVEPOINT {sp}")).await?;
         }
         Ok(r)
     }
@@ -252,7 +246,7 @@ impl LiveTarget {
 
     /// Rolls everything back and disconnects.
     pub async fn close(mut self) -> Result<(), DbError> {
-        self.session.batch("ROLLBACK").await?;
+        self.session.run("ROLLBACK").await?;
         self.session.close().await;
         Ok(())
     }

@@ -7,7 +7,7 @@ use crate::sql::keywords::eq_kw;
 use crate::sql::lexer::{Lexer, TokenKind};
 use crate::sql::redact::redact;
 use crate::sql::split::split_statements;
-use crate::workload::{Command, LogType};
+use crate::workload::Command;
 use rustc_hash::FxHashSet as HashSet;
 
 /// One event's worth of work done, tied to its record.
@@ -42,12 +42,7 @@ pub fn admin_fingerprint(command: Command) -> String {
 }
 
 /// Prepares the events of one chunk.
-pub fn build_events(
-    buf: &[u8],
-    records: ChunkRecords,
-    log_type: LogType,
-    known: &HashSet<u64>,
-) -> ChunkEvents {
+pub fn build_events(buf: &[u8], records: ChunkRecords, known: &HashSet<u64>) -> ChunkEvents {
     let mut events = Vec::with_capacity(records.records.len());
     let mut new_fps: Vec<(u64, String)> = Vec::new();
     let mut local: HashSet<u64> = HashSet::default();
@@ -58,7 +53,9 @@ pub fn build_events(
         let text = rec.sql.get(buf);
         match command {
             Command::Query | Command::Execute | Command::Prepare => {
-                let parts = if command == Command::Query && log_type == LogType::General {
+                // Several statements in one Query (CLIENT_MULTI_STATEMENTS; the general log keeps them
+                // in one record, a slow log may too): each is judged and replayed on its own.
+                let parts = if command == Command::Query {
                     split_statements(text)
                 } else {
                     vec![(0, trim_len(text))]

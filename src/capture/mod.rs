@@ -431,7 +431,7 @@ fn next_parsed_batch(
             .map(|(i, &(s, e))| {
                 let last = i + 1 == chunks.len();
                 let recs = read_records(buf, s, e, last && at_eof, log_type, tz);
-                build_events(buf, recs, log_type, known_ref)
+                build_events(buf, recs, known_ref)
             })
             .collect()
     });
@@ -445,7 +445,7 @@ fn next_parsed_batch(
         outs.truncate(k + 1);
         if let ChunkEnd::Incomplete { record_start, .. } = outs[k].records.end {
             let recs = read_records(buf, record_start, batch_end, at_eof, log_type, tz);
-            let again = build_events(buf, recs, log_type, known_ref);
+            let again = build_events(buf, recs, known_ref);
             if let ChunkEnd::Incomplete { record_start, .. } = again.records.end {
                 carry_from = record_start;
             }

@@ -248,22 +248,25 @@ impl Resolver {
             if let Some(target) = &pre.switches_db {
                 session.db = Some(self.names.get(target));
             }
+            // A slow-log entry split into several statements measured them together: its time, rows
+            // and error go with the first part, so totals count them once.
+            let measured = pre.multi.is_none_or(|(k, _)| k == 0);
             out.push(Event {
                 seq: self.next_seq,
                 command: pre.command,
                 session: session_id,
                 start_us,
                 time_precision: precision,
-                duration_us: duration,
-                lock_us: rec.lock_us,
+                duration_us: duration.filter(|_| measured),
+                lock_us: rec.lock_us.filter(|_| measured),
                 user: user.clone(),
                 host: host.clone(),
                 db: db.clone(),
                 sql: pre.sql,
-                rows_sent: rec.rows_sent,
-                rows_examined: rec.rows_examined,
-                rows_affected: rec.rows_affected,
-                errno: rec.errno,
+                rows_sent: rec.rows_sent.filter(|_| measured),
+                rows_examined: rec.rows_examined.filter(|_| measured),
+                rows_affected: rec.rows_affected.filter(|_| measured),
+                errno: rec.errno.filter(|_| measured),
                 fingerprint_id: pre.fingerprint_id,
                 prepared_stmt,
                 multi: pre.multi,

@@ -3,7 +3,8 @@
 
 use super::value::{Kind, Value};
 use super::{DbError, Endpoint, Engine, Flavor, connect_error, scrub};
-use mysql_async::consts::{ColumnFlags, ColumnType};
+use crate::sql::single::{Lexicon, second_statement};
+use mysql_async::consts::{ColumnFlags, ColumnType, StatusFlags};
 use mysql_async::prelude::*;
 use std::time::Duration;
 
@@ -29,7 +30,7 @@ pub struct ResultSet {
 /// Everything a statement returned.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
-    /// Result sets, in order (a multi-statement text can return several).
+    /// Result sets, in order (a stored procedure's CALL can return several).
     pub sets: Vec<ResultSet>,
     /// Rows affected by the last statement (MySQL's count, PostgreSQL's command tag).
     pub affected: Option<u64>,
@@ -128,17 +129,39 @@ impl Session {
         }
     }
 
-    /// Runs one SQL text and collects everything it returns.
-    pub async fn execute(&mut self, sql: &str) -> Result<Outcome, DbError> {
-        match &mut self.inner {
-            Inner::MySql(conn) => mysql_execute(conn, sql.as_bytes(), &self.endpoint).await,
-            Inner::Pg(client) => pg_execute(client, sql, &self.endpoint).await,
+    /// Refuses a text the server could read as more than one statement (see [`crate::sql::single`]):
+    /// the drivers would run them all, and a read-only looking text could carry a write behind it.
+    fn one_statement(&self, sql: &[u8]) -> Result<(), DbError> {
+        let (lexicon, escapes) = match &self.inner {
+            // MySQL reports NO_BACKSLASH_ESCAPES in every OK packet; before the first, try both.
+            Inner::MySql(conn) => (
+                Lexicon::MySql,
+                conn.last_ok_packet().map(|ok| {
+                    !ok.status_flags()
+                        .contains(StatusFlags::SERVER_STATUS_NO_BACKSLASH_ESCAPES)
+                }),
+            ),
+            Inner::Pg(_) => (Lexicon::Postgres, None),
+        };
+        match second_statement(sql, lexicon, escapes) {
+            None => Ok(()),
+            Some(at) => Err(DbError::SeveralStatements {
+                endpoint: self.endpoint.to_string(),
+                offset: at,
+                excerpt: excerpt(&sql[at..]),
+            }),
         }
     }
 
-    /// Runs one SQL text whose result shape is the same for every text with this `key` (the
+    /// Runs one SQL statement and collects everything it returns.
+    pub async fn execute(&mut self, sql: &str) -> Result<Outcome, DbError> {
+        self.execute_bytes(sql.as_bytes()).await
+    }
+
+    /// Runs one SQL statement whose result shape is the same for every text with this `key` (the
     /// statement's fingerprint id): on PostgreSQL the description is fetched once per key.
     pub async fn execute_keyed(&mut self, sql: &[u8], key: u64) -> Result<Outcome, DbError> {
+        self.one_statement(sql)?;
         match &mut self.inner {
             Inner::MySql(conn) => mysql_execute(conn, sql, &self.endpoint).await,
             Inner::Pg(client) => {
@@ -156,45 +179,25 @@ impl Session {
         }
     }
 
+    /// Runs one statement for its effect (transaction control, settings), discarding results.
+    pub async fn run(&mut self, sql: &str) -> Result<(), DbError> {
+        self.execute(sql).await.map(|_| ())
+    }
+
     /// The engine this session talks to.
     pub fn engine(&self) -> Engine {
         self.endpoint.engine
     }
 
-    /// Runs SQL given as bytes (MySQL takes them as they are; PostgreSQL needs UTF-8).
+    /// Runs one SQL statement given as bytes (MySQL takes them as they are; PostgreSQL needs UTF-8).
     pub async fn execute_bytes(&mut self, sql: &[u8]) -> Result<Outcome, DbError> {
+        self.one_statement(sql)?;
         match &mut self.inner {
             Inner::MySql(conn) => mysql_execute(conn, sql, &self.endpoint).await,
             Inner::Pg(client) => {
                 let text = String::from_utf8_lossy(sql);
                 pg_execute(client, &text, &self.endpoint).await
             }
-        }
-    }
-
-    /// Runs a script of several statements (set-up), discarding results.
-    pub async fn batch(&mut self, script: &str) -> Result<(), DbError> {
-        match &mut self.inner {
-            Inner::MySql(conn) => {
-                let mut r = conn
-                    .query_iter(script)
-                    .await
-                    .map_err(|e| mysql_error(e, &self.endpoint))?;
-                loop {
-                    let _: Vec<mysql_async::Row> = r
-                        .collect()
-                        .await
-                        .map_err(|e| mysql_error(e, &self.endpoint))?;
-                    if r.is_empty() {
-                        break;
-                    }
-                }
-                Ok(())
-            }
-            Inner::Pg(client) => client
-                .batch_execute(script)
-                .await
-                .map_err(|e| pg_error(&e, &self.endpoint)),
         }
     }
 
@@ -334,7 +337,7 @@ async fn pg_execute(
 
 /// Column types come from describing the statement; values from the simple (text) protocol, so that
 /// any type, including ones the driver has no decoder for, arrives as the server prints it. A
-/// statement that cannot be described (several statements, some utility commands) runs without types.
+/// statement the driver cannot describe (servers that refuse its catalog queries) runs without types.
 async fn pg_describe(
     client: &tokio_postgres::Client,
     sql: &str,
@@ -353,9 +356,9 @@ async fn pg_describe(
                 })
                 .collect(),
         ),
+        // The server's parser refuses several statements here too ("cannot insert multiple commands
+        // into a prepared statement", 42601): that error stands, and nothing runs.
         Err(e) => match e.as_db_error() {
-            // Perhaps several statements, which cannot be described together: run them without types.
-            Some(d) if d.code().code() == "42601" && sql.contains(';') => None,
             Some(_) => return Err(pg_error(&e, ep)),
             // The driver could not look the types up (servers that refuse its catalog queries).
             None => None,
@@ -428,6 +431,20 @@ async fn pg_run(
         out.sets.push(done);
     }
     Ok(out)
+}
+
+/// The start of a refused statement, for the error message.
+fn excerpt(sql: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&sql[..sql.len().min(80)]);
+    let text: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if sql.len() > 80 {
+        format!("{text}…")
+    } else {
+        text
+    }
 }
 
 fn mysql_error(e: mysql_async::Error, ep: &Endpoint) -> DbError {

@@ -72,6 +72,15 @@ pub enum DbError {
     },
     #[error("{endpoint}: connection lost: {message}")]
     Io { endpoint: String, message: String },
+    /// Refused before sending: the text may hold more than one statement.
+    #[error(
+        "{endpoint}: not sent: the text may hold a second statement from byte {offset} ({excerpt:?}); cutover sends one statement at a time, so that nothing rides along behind a harmless one"
+    )]
+    SeveralStatements {
+        endpoint: String,
+        offset: usize,
+        excerpt: String,
+    },
 }
 
 impl DbError {

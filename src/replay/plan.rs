@@ -5,10 +5,12 @@
 
 use crate::db::Engine;
 use crate::sql::classify::{
-    StatementClass, classify, has_top_level_order_by, nondeterministic_functions,
+    SettingReach, StatementClass, classify, has_top_level_order_by, nondeterministic_functions,
+    setting_reach,
 };
 use crate::sql::keywords::eq_kw;
 use crate::sql::lexer::{Token, TokenKind};
+use crate::sql::single::{Lexicon, second_statement};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -276,6 +278,25 @@ fn has_limit(sql: &[u8]) -> bool {
     })
 }
 
+/// Why a text that reads as several statements is not sent.
+pub const SEVERAL_STATEMENTS: &str = "several statements in one text (never replayed)";
+
+/// The plan for one execution. A plan holds for its fingerprint, but a string literal can hide a
+/// second statement behind a read under some session settings (`SELECT 'a\'; DELETE …` fingerprints
+/// as `select ?`), so each text is checked on its own. Capture has already split what the default
+/// rules split; what still reads as several statements is never sent (the connection would refuse it
+/// anyway).
+pub fn for_text(plan: &Arc<StatementPlan>, sql: &[u8]) -> Arc<StatementPlan> {
+    if plan.skip.is_none() && second_statement(sql, Lexicon::MySql, None).is_some() {
+        Arc::new(StatementPlan {
+            skip: Some(SEVERAL_STATEMENTS),
+            ..(**plan).clone()
+        })
+    } else {
+        plan.clone()
+    }
+}
+
 /// Plans a statement (from one of its executions; everything decided holds for its fingerprint).
 pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
     let class = classify(sql);
@@ -305,32 +326,26 @@ pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
     } else {
         CompareMode::Multiset
     };
+    let reach = setting_reach(sql);
     let skip = match (mode, class) {
         (_, StatementClass::Other) => Some("administration statement (never replayed)"),
+        (_, StatementClass::Session) if reach == SettingReach::Server => {
+            Some("SET GLOBAL (never replayed)")
+        }
         (Mode::Reads, StatementClass::Read) => None,
+        (Mode::Reads, StatementClass::Session) if reach == SettingReach::LiftsReadOnly => {
+            Some("setting that would make the session writable (--mode reads)")
+        }
         (Mode::Reads, StatementClass::Session)
             if control == Control::Set || control == Control::Use =>
         {
-            let text = String::from_utf8_lossy(sql).to_ascii_uppercase();
-            if text.contains("GLOBAL") || text.contains("PERSIST") {
-                Some("SET GLOBAL (never replayed)")
-            } else {
-                None
-            }
+            None
         }
         (Mode::Reads, StatementClass::Session) => Some("transaction setting (--mode reads)"),
         (Mode::Reads, StatementClass::LockingRead) => Some("locking read (--mode reads)"),
         (Mode::Reads, StatementClass::Write) => Some("write (--mode reads)"),
         (Mode::Reads, StatementClass::Ddl) => Some("DDL (--mode reads)"),
         (Mode::Reads, StatementClass::Transaction) => Some("transaction control (--mode reads)"),
-        (Mode::All, StatementClass::Session) => {
-            let text = String::from_utf8_lossy(sql).to_ascii_uppercase();
-            if text.contains("GLOBAL") || text.contains("PERSIST") {
-                Some("SET GLOBAL (never replayed)")
-            } else {
-                None
-            }
-        }
         (Mode::All, _) => None,
     };
     let (tables_read, tables_written) = tables(sql);

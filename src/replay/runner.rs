@@ -3,7 +3,7 @@
 //! the two sides' results as they arrive and keeps the statistics.
 
 use super::compare::{compare, row_diff};
-use super::plan::{CompareMode, Control, Mode, Send, StatementPlan, plan, send_for};
+use super::plan::{CompareMode, Control, Mode, Send, StatementPlan, for_text, plan, send_for};
 use super::stats::{Latency, regression};
 use super::*;
 use crate::audit::{AuditOptions, Context as AuditContext, Finding};
@@ -452,6 +452,7 @@ async fn dispatch(
                     (Arc::new(plan(&sql, opts.mode)), findings)
                 })
                 .clone();
+            let p = for_text(&p, &sql);
             if !s.counts.contains_key(&fp) {
                 s.order.push(fp);
             }
@@ -532,12 +533,13 @@ struct SessionState {
 async fn connect(ep: &Endpoint, mode: Mode, st: &SessionState) -> Result<Session, DbError> {
     let mut s = Session::connect(ep).await?;
     if mode == Mode::Reads {
-        // Defence in depth: in reads mode the server itself refuses writes.
+        // Defence in depth: in reads mode the server itself refuses writes. A server that will not
+        // take the setting gets no statements.
         let guard = match ep.engine {
             Engine::MySql => "SET SESSION TRANSACTION READ ONLY",
             Engine::Postgres => "SET default_transaction_read_only = on",
         };
-        let _ = s.execute(guard).await;
+        s.run(guard).await?;
     }
     for r in &st.restore {
         let _ = s.execute_bytes(r).await;

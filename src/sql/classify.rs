@@ -48,8 +48,50 @@ pub fn significant(sql: &[u8]) -> impl Iterator<Item = Token> + '_ {
     })
 }
 
-/// The statement's class.
+/// Functions that change server state although they are called from a read: user-level locks
+/// (taken from the application's own sessions otherwise) and sequences.
+const SIDE_EFFECT_FUNCTIONS: &[&[u8]] = &[
+    b"GET_LOCK",
+    b"RELEASE_LOCK",
+    b"RELEASE_ALL_LOCKS",
+    b"NEXTVAL",
+    b"SETVAL",
+    b"PG_ADVISORY_LOCK",
+    b"PG_ADVISORY_XACT_LOCK",
+    b"PG_ADVISORY_LOCK_SHARED",
+    b"PG_ADVISORY_XACT_LOCK_SHARED",
+    b"PG_TRY_ADVISORY_LOCK",
+    b"PG_TRY_ADVISORY_XACT_LOCK",
+    b"PG_ADVISORY_UNLOCK",
+    b"PG_ADVISORY_UNLOCK_ALL",
+];
+
+/// The statement's class. A read or setting that calls a function with side effects (`GET_LOCK`,
+/// `NEXTVAL`, MariaDB's `NEXT VALUE FOR`) is a write.
 pub fn classify(sql: &[u8]) -> StatementClass {
+    let class = classify_by_keyword(sql);
+    if matches!(
+        class,
+        StatementClass::Read | StatementClass::LockingRead | StatementClass::Session
+    ) && has_side_effects(sql)
+    {
+        return StatementClass::Write;
+    }
+    class
+}
+
+fn has_side_effects(sql: &[u8]) -> bool {
+    let toks: Vec<Token> = significant(sql).collect();
+    toks.iter().enumerate().any(|(i, t)| {
+        let w = t.text(sql);
+        let next = |k: usize| toks.get(i + k).map(|n| n.text(sql)).unwrap_or_default();
+        t.kind == TokenKind::Word
+            && ((next(1) == b"(" && SIDE_EFFECT_FUNCTIONS.iter().any(|f| eq_kw(w, f)))
+                || (eq_kw(w, b"NEXT") && eq_kw(next(1), b"VALUE") && eq_kw(next(2), b"FOR")))
+    })
+}
+
+fn classify_by_keyword(sql: &[u8]) -> StatementClass {
     let toks: Vec<Token> = significant(sql).collect();
     let word = |i: usize| {
         toks.get(i)
@@ -143,15 +185,77 @@ pub fn classify(sql: &[u8]) -> StatementClass {
     {
         return StatementClass::Transaction;
     }
-    if kw(b"SET") || kw(b"USE") || kw(b"RESET") && is(f + 1, b"CONNECTION") {
+    if kw(b"SET") {
+        // MariaDB's `SET STATEMENT var = value, … FOR statement` does what its statement does.
+        if is(f + 1, b"STATEMENT") {
+            let mut depth = 0i32;
+            for (i, t) in toks.iter().enumerate().skip(f + 2) {
+                match (t.kind, t.text(sql)) {
+                    (TokenKind::Punct, b"(") => depth += 1,
+                    (TokenKind::Punct, b")") => depth -= 1,
+                    (TokenKind::Word, w) if depth == 0 && eq_kw(w, b"FOR") => {
+                        return classify_rest(sql, &toks, i + 1);
+                    }
+                    _ => {}
+                }
+            }
+            return StatementClass::Other;
+        }
+        // Account changes, stored in the grant tables.
+        if is(f + 1, b"PASSWORD") || (is(f + 1, b"DEFAULT") && is(f + 2, b"ROLE")) {
+            return StatementClass::Ddl;
+        }
+        return StatementClass::Session;
+    }
+    if kw(b"USE") || kw(b"RESET") && is(f + 1, b"CONNECTION") {
         return StatementClass::Session;
     }
     StatementClass::Other
 }
 
+/// What a session statement (`SET`, `RESET CONNECTION`) would change beyond the session's own
+/// settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingReach {
+    /// Only this session's settings.
+    Session,
+    /// The server's (`SET GLOBAL`, `SET PERSIST`, `@@global.x`).
+    Server,
+    /// Would make a read-only session writable again (`SET TRANSACTION READ WRITE`,
+    /// `transaction_read_only = 0`, `RESET CONNECTION`).
+    LiftsReadOnly,
+}
+
+/// How far a session statement reaches. Token-based and conservative: a variable whose name mentions
+/// `read_only` counts as lifting the guard.
+pub fn setting_reach(sql: &[u8]) -> SettingReach {
+    let toks: Vec<Token> = significant(sql).collect();
+    let mut reach = SettingReach::Session;
+    for (i, t) in toks.iter().enumerate() {
+        let text = t.text(sql);
+        let lower = text.to_ascii_lowercase();
+        let system_var = t.kind == TokenKind::Variable && lower.starts_with(b"@@");
+        if (t.kind == TokenKind::Word
+            && (eq_kw(text, b"GLOBAL") || eq_kw(text, b"PERSIST") || eq_kw(text, b"PERSIST_ONLY")))
+            || (system_var && (lower.starts_with(b"@@global.") || lower.starts_with(b"@@persist")))
+        {
+            return SettingReach::Server;
+        }
+        let next = toks.get(i + 1).map(|n| n.text(sql)).unwrap_or_default();
+        if ((t.kind == TokenKind::Word || system_var)
+            && memchr::memmem::find(&lower, b"read_only").is_some())
+            || (eq_kw(text, b"READ") && eq_kw(next, b"WRITE"))
+            || (i == 0 && eq_kw(text, b"RESET"))
+        {
+            reach = SettingReach::LiftsReadOnly;
+        }
+    }
+    reach
+}
+
 fn classify_rest(sql: &[u8], toks: &[Token], from: usize) -> StatementClass {
     match toks.get(from) {
-        Some(t) => classify(&sql[t.start..]),
+        Some(t) => classify_by_keyword(&sql[t.start..]),
         None => StatementClass::Other,
     }
 }
@@ -311,8 +415,47 @@ mod tests {
             ("SET autocommit = 0", Session),
             ("USE db", Session),
             ("FLUSH TABLES", Other),
+            (
+                "SET STATEMENT max_statement_time=1 FOR DELETE FROM t",
+                Write,
+            ),
+            ("SET STATEMENT a=(1), b=2 FOR SELECT 1", Read),
+            ("SET PASSWORD = PASSWORD('x')", Ddl),
+            ("SET DEFAULT ROLE r FOR u", Ddl),
+            ("SELECT GET_LOCK('app', 10)", Write),
+            ("DO RELEASE_LOCK('app')", Write),
+            ("SELECT NEXT VALUE FOR s", Write),
+            ("SET @id = NEXTVAL(s)", Write),
+            ("SELECT get_lock FROM t", Read),
         ] {
             assert_eq!(classify(sql.as_bytes()), class, "{sql}");
+        }
+    }
+
+    #[test]
+    fn setting_reaches() {
+        use SettingReach::*;
+        for (sql, reach) in [
+            ("SET NAMES utf8mb4", Session),
+            ("SET SESSION sql_mode = 'ANSI'", Session),
+            ("SET @read = 1", Session),
+            ("SET GLOBAL max_connections = 77", Server),
+            ("SET @@global.max_connections = 77", Server),
+            ("SET PERSIST x = 1", Server),
+            ("SET SESSION TRANSACTION READ WRITE", LiftsReadOnly),
+            (
+                "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ WRITE",
+                LiftsReadOnly,
+            ),
+            ("SET transaction_read_only = 0", LiftsReadOnly),
+            ("SET @@session.tx_read_only = OFF", LiftsReadOnly),
+            (
+                "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                Session,
+            ),
+            ("RESET CONNECTION", LiftsReadOnly),
+        ] {
+            assert_eq!(setting_reach(sql.as_bytes()), reach, "{sql}");
         }
     }
 

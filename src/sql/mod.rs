@@ -7,6 +7,7 @@ pub mod keywords;
 pub mod lexer;
 pub mod redact;
 pub mod script;
+pub mod single;
 pub mod split;
 
 pub use fingerprint::{FingerprintInfo, Fingerprinter, fingerprint, fingerprint_id, format_id};

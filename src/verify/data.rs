@@ -28,14 +28,14 @@ impl Side {
         let text_limit = prepare(&mut s).await?;
         match ep.engine {
             Engine::MySql => {
-                s.batch("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+                s.run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
                     .await?
             }
             Engine::Postgres => {
-                s.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                s.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                     .await?;
                 if let Some(id) = snapshot {
-                    s.batch(&format!(
+                    s.run(&format!(
                         "SET TRANSACTION SNAPSHOT '{}'",
                         id.replace('\'', "")
                     ))
@@ -83,7 +83,7 @@ async fn prepare(s: &mut Session) -> Result<Option<u64>, DbError> {
     if s.engine() != Engine::MySql {
         return Ok(None);
     }
-    s.batch("SET SESSION group_concat_max_len = 1073741824")
+    s.run("SET SESSION group_concat_max_len = 1073741824")
         .await?;
     let o = s.execute("SELECT @@max_allowed_packet").await?;
     Ok(first_text(&o, 0).and_then(|t| t.parse().ok()))

@@ -13,6 +13,7 @@
 pub mod check;
 pub mod data;
 pub mod encode;
+pub mod filter;
 pub mod fix;
 pub mod plan;
 
@@ -292,6 +293,9 @@ pub async fn verify(
     opts: &VerifyOptions,
     mut progress: impl FnMut(&str),
 ) -> Result<VerifyReport, VerifyError> {
+    if let Some(w) = &opts.where_clause {
+        filter::check_where(w).map_err(VerifyError::Other)?;
+    }
     let schema = crate::schema::source::schema_from_server(&opts.source).await?;
     // Both snapshots start together, before anything else is read.
     let (a, b) = tokio::join!(
@@ -483,8 +487,8 @@ pub async fn verify(
         report.fix_statements = Some(f.finish().map_err(io_error(opts))?);
     }
     report.paused_seconds = conns.throttle.paused.as_secs_f64();
-    let _ = conns.src.s.batch("ROLLBACK").await;
-    let _ = conns.tgt.s.batch("ROLLBACK").await;
+    let _ = conns.src.s.run("ROLLBACK").await;
+    let _ = conns.tgt.s.run("ROLLBACK").await;
     // A finished run needs no checkpoint: the next run starts afresh.
     if let Some(p) = &opts.checkpoint {
         let _ = std::fs::remove_file(p);
