@@ -10,9 +10,9 @@
 
 mod common;
 
-use cutover::audit::catalog::load_profile;
 use cutover::audit::input::script_statements;
 use cutover::audit::{AuditOptions, Context, Verdict, audit_all};
+use cutover::profile::load_profile;
 use cutover::schema::ddl::schema_from_ddl;
 use std::collections::HashMap;
 

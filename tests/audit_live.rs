@@ -182,9 +182,12 @@ fn schema_from_the_source_server_drives_collation_checks() {
     ]);
     run("DROP TABLE cutover_src_people");
     assert!(
-        j["schema"].as_str().unwrap_or("").starts_with("mysql://"),
+        j["schema_source"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("mysql://"),
         "{}",
-        j["schema"]
+        j["schema_source"]
     );
     assert!(
         rules(&j, 0).contains(&"CASE-002".to_string()),

@@ -3,12 +3,12 @@
 
 mod common;
 
-use cutover::capture::diag::Issue;
 use cutover::capture::{CaptureError, CaptureOptions, read_all};
+use cutover::workload::diag::Issue;
 use cutover::workload::time::format_iso_micros;
 use cutover::workload::{Command, Event, LogType};
 
-fn read_text(text: &[u8]) -> (Vec<Event>, cutover::capture::diag::Diagnostics) {
+fn read_text(text: &[u8]) -> (Vec<Event>, cutover::workload::diag::Diagnostics) {
     let (_dir, path) = common::temp_log(text);
     read_all(&[path], CaptureOptions::default()).expect("read")
 }

@@ -60,8 +60,8 @@ fn digest_json_has_the_documented_fields() {
         .collect();
     assert!(totals.windows(2).all(|w| w[0] >= w[1]));
     assert!(d["qps"]["series"].as_array().is_some_and(|s| !s.is_empty()));
-    assert_eq!(d["inputs"][0]["log_type"], "slow");
-    assert_eq!(d["inputs"][0]["compressed"], true);
+    assert_eq!(d["logs"][0]["log_type"], "slow");
+    assert_eq!(d["logs"][0]["compressed"], true);
 }
 
 #[test]

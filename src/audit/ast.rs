@@ -6,7 +6,7 @@
 use super::tokens::{cast_type_hit, function_hit};
 use super::typing::{Literal, Ty, literal_for};
 use super::{Context, Hit};
-use crate::audit::catalog::Profile;
+use crate::profile::Profile;
 use crate::schema::{Column, MySqlType, Table};
 use sqlparser::ast::*;
 use sqlparser::dialect::MySqlDialect;

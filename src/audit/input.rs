@@ -11,6 +11,7 @@ use crate::sql::fingerprint::fingerprint;
 use crate::sql::fingerprint::{fingerprint_id, format_id};
 use crate::sql::redact::redact;
 use crate::sql::script::split_script;
+use crate::workload::InputRef;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
@@ -36,6 +37,8 @@ pub struct AuditInput {
     pub notes: Vec<String>,
     /// Statement executions read (logs), or statements (scripts).
     pub executions: u64,
+    /// The files read, with their sizes and content hashes.
+    pub inputs: Vec<InputRef>,
 }
 
 /// Why an input could not be read.
@@ -70,6 +73,7 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
         path: display.clone(),
         source: e,
     })?;
+    let (raw_len, raw_hash) = (raw.len() as u64, xxhash_rust::xxh3::xxh3_64(&raw));
     let bytes = if display.to_ascii_lowercase().ends_with(".gz") {
         let mut out = Vec::new();
         use std::io::Read;
@@ -83,11 +87,18 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
     } else {
         raw
     };
+    let input = InputRef {
+        path: display.clone(),
+        bytes: Some(raw_len),
+        xxh3: Some(format!("{raw_hash:016x}")),
+    };
     let text = String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
         path: display.clone(),
         offset: e.utf8_error().valid_up_to(),
     })?;
-    Ok(script_statements(&text, &display))
+    let mut got = script_statements(&text, &display);
+    got.inputs.push(input);
+    Ok(got)
 }
 
 /// The statements of a script held in memory (`name` is where they are said to come from).
@@ -114,6 +125,7 @@ pub fn script_statements(text: &str, name: &str) -> AuditInput {
     }
     let executions = statements.len() as u64;
     AuditInput {
+        inputs: Vec::new(),
         statements,
         notes: Vec::new(),
         executions,
@@ -182,12 +194,22 @@ pub fn read_logs(
         .diagnostics()
         .examples
         .iter()
-        .map(crate::capture::describe_note)
+        .map(crate::workload::diag::Note::describe)
+        .collect();
+    let inputs = reader
+        .inputs()
+        .iter()
+        .map(|i| InputRef {
+            path: i.path.clone(),
+            bytes: i.bytes,
+            xxh3: i.xxh3.clone(),
+        })
         .collect();
     Ok(AuditInput {
         statements,
         notes,
         executions,
+        inputs,
     })
 }
 
@@ -204,11 +226,13 @@ pub fn read_inputs(
         let one = read_script(p)?;
         all.executions += one.executions;
         all.statements.extend(one.statements);
+        all.inputs.extend(one.inputs);
     }
     if !logs.is_empty() {
         let one = read_logs(&logs, opts, &mut progress)?;
         all.executions += one.executions;
         all.notes.extend(one.notes);
+        all.inputs.extend(one.inputs);
         // The same statement may appear in a script and a log: keep them apart (they have different
         // origins), the log's with its counts.
         all.statements.extend(one.statements);

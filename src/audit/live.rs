@@ -13,17 +13,17 @@
 //! `--live-setup` first creates the `--schema` tables inside that transaction, translated to the
 //! target's types, so statements can be checked against an empty target; they vanish on rollback.
 
-use super::catalog::Severity;
 use super::{Finding, StatementAudit, Verdict, verdict_of};
 use crate::db::exec::Session;
 use crate::db::{DbError, Endpoint, Engine};
+use crate::profile::{Profile, Severity};
 use crate::schema::Schema;
 use crate::schema::target::create_table_pg;
 use crate::sql::classify::{StatementClass, classify};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the target answered for one text.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct LiveAnswer {
     /// `explain` (planned, not run), `run` (run and rolled back), or `not_sent`.
     pub how: String,
@@ -35,7 +35,7 @@ pub struct LiveAnswer {
 }
 
 /// Live results of a whole audit.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct LiveSummary {
     /// The target, password masked.
     pub target: String,
@@ -134,13 +134,13 @@ impl LiveTarget {
     }
 
     /// Creates the schema's tables inside the transaction (PostgreSQL-protocol targets only).
-    pub async fn setup(&mut self, schema: &Schema) -> Result<(), DbError> {
+    pub async fn setup(&mut self, schema: &Schema, profile: &Profile) -> Result<(), DbError> {
         if self.engine != Engine::Postgres {
             self.summary.setup_errors.push("--live-setup is only for PostgreSQL-protocol targets: MySQL commits DDL, so cutover will not create tables there".into());
             return Ok(());
         }
         for t in &schema.tables {
-            let ddl = create_table_pg(t, false);
+            let ddl = create_table_pg(t, profile, false);
             match self.kept(&ddl).await? {
                 Ok(()) => self.summary.setup_tables += 1,
                 Err(e) => self

@@ -8,18 +8,20 @@
 //! sqlparser can parse them, on the AST with a schema-aware type checker ([`ast`], [`typing`]).
 
 pub mod ast;
-pub mod catalog;
 pub mod input;
 pub mod lexical;
 pub mod live;
 pub mod rewrite;
+mod run;
 pub mod timeseries;
 pub mod tokens;
 pub mod typing;
 
+use crate::profile::{Profile, Severity};
 use crate::schema::Schema;
-use catalog::{Profile, Severity};
-use serde::Serialize;
+use crate::workload::Header;
+pub use run::{AuditError, AuditRun, SchemaSource, run};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What a detector found, before the profile gives it a meaning.
@@ -67,7 +69,7 @@ impl Hit {
 }
 
 /// The verdict on one statement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Runs unchanged with the same meaning.
@@ -79,7 +81,7 @@ pub enum Verdict {
 }
 
 /// One finding on a statement.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finding {
     pub rule: String,
     pub category: String,
@@ -99,7 +101,7 @@ pub struct Finding {
 }
 
 /// Where a statement came from.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StatementOrigin {
     pub file: String,
     pub line: u64,
@@ -107,7 +109,7 @@ pub struct StatementOrigin {
 }
 
 /// The audit of one distinct statement.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StatementAudit {
     /// 0-based position in a .sql input, or the order of first appearance in a log.
     pub ordinal: usize,
@@ -130,7 +132,7 @@ pub struct StatementAudit {
 }
 
 /// Tallies for the summary.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct AuditSummary {
     pub statements: usize,
     pub ok: usize,
@@ -138,8 +140,8 @@ pub struct AuditSummary {
     pub fail: usize,
     pub not_parsed: usize,
     /// Findings by category, then by severity.
-    pub by_category: BTreeMap<String, BTreeMap<String, usize>>,
-    pub by_severity: BTreeMap<String, usize>,
+    pub by_category: BTreeMap<String, BTreeMap<Severity, usize>>,
+    pub by_severity: BTreeMap<Severity, usize>,
     /// Share of executions whose statement is `ok` (logs; for .sql every statement counts once).
     pub ready_by_executions: f64,
     /// Share of recorded execution time whose statement is `ok`, when the log recorded durations.
@@ -148,17 +150,16 @@ pub struct AuditSummary {
     pub failing_by_executions: f64,
 }
 
-/// The whole audit.
-#[derive(Clone, Debug, Serialize)]
+/// The whole audit (`cutover.audit/1`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AuditReport {
-    pub tool: &'static str,
-    pub version: &'static str,
+    #[serde(flatten)]
+    pub header: Header,
     pub target: String,
     pub profile: String,
     pub profile_lineage: Vec<String>,
-    pub inputs: Vec<String>,
     /// Where the schema came from (`--schema FILE`, `--source URL`) or null.
-    pub schema: Option<String>,
+    pub schema_source: Option<String>,
     /// What could not be checked, and why (no schema, statements sqlparser could not parse, …).
     pub unchecked: Vec<String>,
     /// Findings about the schema itself (names that collide when folded, …).
@@ -190,7 +191,8 @@ pub struct Context<'a> {
 /// Runs `f` with the built-in PostgreSQL profile and no schema (for the detectors' unit tests).
 #[cfg(test)]
 pub(crate) fn with_postgres<R>(f: impl FnOnce(&Context) -> R) -> R {
-    let p = catalog::load_profile("postgres", None).expect("the built-in postgres profile loads");
+    let p = crate::profile::load_profile("postgres", None)
+        .expect("the built-in postgres profile loads");
     let o = AuditOptions::default();
     f(&Context {
         profile: &p,
@@ -340,13 +342,12 @@ pub fn summarize(statements: &[StatementAudit]) -> AuditSummary {
             s.not_parsed += 1;
         }
         for f in &st.findings {
-            let sev = format!("{:?}", f.severity).to_lowercase();
             *s.by_category
                 .entry(f.category.clone())
                 .or_default()
-                .entry(sev.clone())
+                .entry(f.severity)
                 .or_default() += 1;
-            *s.by_severity.entry(sev).or_default() += 1;
+            *s.by_severity.entry(f.severity).or_default() += 1;
         }
         total_exec += st.count;
         if st.verdict == Verdict::Ok {
@@ -376,20 +377,18 @@ pub fn summarize(statements: &[StatementAudit]) -> AuditSummary {
 /// Assembles the report from audited statements.
 pub fn build_report(
     profile: &Profile,
-    inputs: Vec<String>,
+    header: Header,
     schema: Option<(&Schema, String)>,
     statements: Vec<StatementAudit>,
     input_notes: Vec<String>,
 ) -> AuditReport {
     let summary = summarize(&statements);
     AuditReport {
-        tool: "cutover",
-        version: env!("CARGO_PKG_VERSION"),
+        header,
         target: profile.id.clone(),
         profile: profile.name.clone(),
         profile_lineage: profile.lineage.clone(),
-        inputs,
-        schema: schema.as_ref().map(|(_, n)| n.clone()),
+        schema_source: schema.as_ref().map(|(_, n)| n.clone()),
         unchecked: unchecked_notes(schema.as_ref().map(|(s, _)| *s), &statements),
         schema_findings: schema
             .as_ref()

@@ -8,8 +8,8 @@
 //! statement is one the rewriter translated; replay sends only complete rewrites and lists the rest.
 //! Whether the rewrite really runs on the target is for `--live` to say.
 
-use super::catalog::{Profile, Severity};
 use super::{Context, Finding};
+use crate::profile::{Profile, Severity};
 use crate::sql::lexer::{Lexer, Token, TokenKind};
 
 /// A rewritten statement.

@@ -6,9 +6,9 @@
 //! timestamp (per device) overwrite each other, UPDATE only changes tag values, DELETE only takes
 //! time ranges and primary-tag equality, and one invalid timestamp rejects a whole multi-row INSERT.
 
-use super::catalog::Profile;
 use super::lexical::toks;
 use super::{Context, Finding, Hit, StatementOrigin, judge};
+use crate::profile::Profile;
 use crate::schema::{MySqlType, Schema, Table};
 use crate::sql::lexer::TokenKind;
 

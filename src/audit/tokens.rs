@@ -5,7 +5,7 @@
 
 use super::lexical::{Tok, toks};
 use super::{Context, Hit};
-use crate::audit::catalog::Profile;
+use crate::profile::Profile;
 use crate::sql::lexer::TokenKind;
 
 /// The tokens of one statement outside version comments, with words upper-cased and paren depth.

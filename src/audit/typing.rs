@@ -2,7 +2,7 @@
 //! map, and what literals are valid for which type. MySQL converts between strings, numbers and dates
 //! silently; PostgreSQL-family targets type-check, so most silent conversions become errors there.
 
-use crate::audit::catalog::Profile;
+use crate::profile::Profile;
 use crate::schema::Column;
 
 /// The class of a value on the target.

@@ -35,12 +35,6 @@ pub struct ChunkEvents {
     pub new_fingerprints: Vec<(u64, String)>,
 }
 
-/// The fingerprint text of a command that carries no statement (`Quit`, `Connect`, …), as
-/// pt-query-digest prints them, so reports stay comparable.
-pub fn admin_fingerprint(command: Command) -> String {
-    format!("administrator command: {}", command.server_name())
-}
-
 /// Prepares the events of one chunk.
 pub fn build_events(buf: &[u8], records: ChunkRecords, known: &HashSet<u64>) -> ChunkEvents {
     let mut events = Vec::with_capacity(records.records.len());
@@ -108,7 +102,7 @@ pub fn build_events(buf: &[u8], records: ChunkRecords, known: &HashSet<u64>) -> 
                 }
             }
             _ => {
-                let fp = admin_fingerprint(command);
+                let fp = command.admin_fingerprint();
                 let id = fingerprint_id(fp.as_bytes());
                 if !known.contains(&id) && local.insert(id) {
                     new_fps.push((id, fp));

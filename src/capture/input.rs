@@ -6,8 +6,9 @@ use flate2::read::MultiGzDecoder;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Why a log could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -21,16 +22,49 @@ pub enum InputError {
 /// Bytes read before the log type is detected.
 pub const SNIFF_BYTES: usize = 256 << 10;
 
-/// Counts bytes read from the underlying file (compressed bytes for .gz), for progress.
+/// How far the reading of one input got: bytes read from the file (compressed bytes for .gz), for
+/// progress, and the content hash of those bytes once the end was reached, so results can show that
+/// they come from the same capture.
+#[derive(Default)]
+pub struct InputProgress {
+    pub bytes: AtomicU64,
+    hash: Mutex<(Xxh3, Option<u64>)>,
+}
+
+impl InputProgress {
+    /// Starts over (the file is opened again).
+    fn reset(&self) {
+        self.bytes.store(0, Ordering::Relaxed);
+        if let Ok(mut h) = self.hash.lock() {
+            *h = (Xxh3::new(), None);
+        }
+    }
+
+    /// xxh3-64 of the whole file, once it was read to its end.
+    pub fn content_hash(&self) -> Option<u64> {
+        self.hash.lock().ok().and_then(|h| h.1)
+    }
+}
+
+/// Counts and hashes the bytes read from the underlying file.
 struct Counting<R> {
     inner: R,
-    count: Arc<AtomicU64>,
+    progress: Arc<InputProgress>,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        self.progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        if let Ok(mut h) = self.progress.hash.lock() {
+            if n == 0 {
+                if h.1.is_none() && !buf.is_empty() {
+                    h.1 = Some(h.0.digest());
+                }
+            } else {
+                h.0.update(&buf[..n]);
+            }
+        }
         Ok(n)
     }
 }
@@ -65,8 +99,9 @@ fn fill_block(r: &mut dyn Read, block: usize) -> (Vec<u8>, Option<io::Error>) {
 pub fn open(
     path: &Path,
     block: usize,
-    progress: Arc<AtomicU64>,
+    progress: Arc<InputProgress>,
 ) -> Result<OpenedInput, InputError> {
+    progress.reset();
     let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if path == Path::new("-") {
         (Box::new(io::stdin()), None)
     } else {
@@ -93,7 +128,7 @@ pub fn open(
         1 << 20,
         Counting {
             inner: raw,
-            count: progress.clone(),
+            progress: progress.clone(),
         },
     );
     let peek = reader.fill_buf().map_err(|source| InputError::Read {

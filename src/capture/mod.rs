@@ -10,8 +10,9 @@
 //! Memory holds one batch, its events and two read-ahead blocks, whatever the size of the input.
 
 pub mod build;
+/// The diagnostics types live in the shared workload model; this path stays for the readers.
+pub(crate) use crate::workload::diag;
 pub mod detect;
-pub mod diag;
 pub mod general;
 pub mod input;
 pub mod lines;
@@ -23,16 +24,16 @@ use crate::workload::{Event, LogType};
 use build::{ChunkEvents, build_events};
 use crossbeam_channel::Receiver;
 use detect::Sniff;
-use diag::{Diagnostics, Issue, Note, excerpt};
+use diag::{Diagnostics, Issue, Note};
+use input::InputProgress;
 use rayon::prelude::*;
 use records::{ChunkEnd, ChunkRecords};
 use resolve::Resolver;
 use rustc_hash::FxHashSet as HashSet;
-use serde::Serialize;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 /// How to read the logs.
 #[derive(Clone, Debug)]
@@ -75,19 +76,8 @@ pub enum CaptureError {
     Threads(String),
 }
 
-/// What is known about one input file.
-#[derive(Clone, Debug, Serialize)]
-pub struct InputSummary {
-    pub path: String,
-    pub log_type: LogType,
-    pub compressed: bool,
-    /// Size on disk, when known.
-    pub bytes: Option<u64>,
-    /// Bytes of log text read (after decompression).
-    pub text_bytes: u64,
-    pub lines: u64,
-    pub events: u64,
-}
+pub use crate::workload::InputSummary;
+use crate::workload::{Progress, Unit};
 
 /// A batch of events, in log order.
 pub struct Batch {
@@ -153,7 +143,7 @@ pub struct EventReader {
     rx: Receiver<Resolved>,
     inputs: Vec<InputSummary>,
     diagnostics: Diagnostics,
-    progress: Vec<Arc<AtomicU64>>,
+    progress: Vec<Arc<InputProgress>>,
     done: bool,
 }
 
@@ -175,7 +165,7 @@ impl EventReader {
         let mut progress = Vec::new();
         let mut first = None;
         for (i, p) in paths.iter().enumerate() {
-            let prog = Arc::new(AtomicU64::new(0));
+            let prog = Arc::new(InputProgress::default());
             let (stream, summary) = open_file(&opts, i as u32, p, prog.clone())?;
             inputs.push(summary);
             progress.push(prog);
@@ -231,10 +221,28 @@ impl EventReader {
         let done = self
             .progress
             .iter()
-            .map(|p| p.load(Ordering::Relaxed))
+            .map(|p| p.bytes.load(Ordering::Relaxed))
             .sum();
         let total = self.inputs.iter().map(|i| i.bytes).sum::<Option<u64>>();
         (done, total)
+    }
+
+    /// Reads every batch, handing each to `each`, and reports bytes read to `progress`.
+    pub fn for_each_batch<E: From<CaptureError>>(
+        &mut self,
+        progress: &dyn Progress,
+        mut each: impl FnMut(Batch) -> Result<(), E>,
+    ) -> Result<(), E> {
+        progress.phase("reading logs", self.progress().1, Unit::Bytes);
+        let mut events = 0u64;
+        while let Some(batch) = self.next_batch()? {
+            events += batch.events.len() as u64;
+            each(batch)?;
+            progress.done(self.progress().0);
+            progress.note(&format!("{events} events"));
+        }
+        progress.finish();
+        Ok(())
     }
 
     /// The next batch of events, or `None` at the end of the last input.
@@ -249,6 +257,9 @@ impl EventReader {
                 diagnostics,
             }) => {
                 self.inputs = inputs;
+                for (summary, p) in self.inputs.iter_mut().zip(&self.progress) {
+                    summary.xxh3 = p.content_hash().map(|h| format!("{h:016x}"));
+                }
                 self.diagnostics = diagnostics;
                 self.done = true;
                 Ok(None)
@@ -271,10 +282,9 @@ fn open_file(
     opts: &CaptureOptions,
     index: u32,
     path: &Path,
-    progress: Arc<AtomicU64>,
+    progress: Arc<InputProgress>,
 ) -> Result<(FileStream, InputSummary), CaptureError> {
     // Opening again (after the up-front check) counts progress from the start.
-    progress.store(0, Ordering::Relaxed);
     let opened = input::open(path, opts.batch_bytes, progress)?;
     let log_type = match opts.log_type {
         Some(t) => t,
@@ -297,6 +307,7 @@ fn open_file(
         text_bytes: 0,
         lines: 0,
         events: 0,
+        xxh3: None,
     };
     let stream = FileStream {
         index,
@@ -316,7 +327,7 @@ fn parse_stage(
     opts: CaptureOptions,
     paths: Vec<PathBuf>,
     first: Option<FileStream>,
-    progress: Vec<Arc<AtomicU64>>,
+    progress: Vec<Arc<InputProgress>>,
     pool: rayon::ThreadPool,
     tx: crossbeam_channel::Sender<Parsed>,
 ) {
@@ -690,24 +701,4 @@ pub fn read_all(
         all.extend(b.events);
     }
     Ok((all, reader.diagnostics().clone()))
-}
-
-/// A printable one-line description of a note (`file:line: what (detail)`).
-pub fn describe_note(n: &Note) -> String {
-    let span = if n.lines > 1 {
-        format!("{}-{}", n.line, n.line + n.lines - 1)
-    } else {
-        n.line.to_string()
-    };
-    if n.detail.is_empty() {
-        format!("{}:{}: {}", n.file, span, n.issue.describe())
-    } else {
-        format!(
-            "{}:{}: {} ({})",
-            n.file,
-            span,
-            n.issue.describe(),
-            excerpt(n.detail.as_bytes(), 80)
-        )
-    }
 }

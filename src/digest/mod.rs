@@ -7,17 +7,18 @@
 pub mod concurrency;
 pub mod latency;
 
-use crate::capture::InputSummary;
-use crate::capture::build::admin_fingerprint;
-use crate::capture::diag::{Diagnostics, Issue};
+use crate::capture::{CaptureError, CaptureOptions, EventReader};
 use crate::sql::fingerprint::{fingerprint_id, format_id};
+use crate::workload::Progress;
+use crate::workload::diag::{Diagnostics, Issue};
 use crate::workload::time::format_iso_micros;
-use crate::workload::{Command, Event, TimePrecision};
+use crate::workload::{Command, Event, Header, InputRef, InputSummary, SchemaId, TimePrecision};
 use concurrency::ConcurrencyTracker;
 use latency::LatencyRecorder;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// Tuning of the digest.
 #[derive(Clone, Debug)]
@@ -171,7 +172,7 @@ impl Digester {
         }
         let texts = &mut self.texts;
         *self.admin_ids.entry(ev.command).or_insert_with(|| {
-            let fp = admin_fingerprint(ev.command);
+            let fp = ev.command.admin_fingerprint();
             let id = fingerprint_id(fp.as_bytes());
             texts.entry(id).or_insert(fp);
             id
@@ -413,10 +414,10 @@ impl Digester {
             _ => None,
         };
         let precision = match (self.precise_events > 0, self.second_events > 0) {
-            (true, false) => "microsecond",
-            (false, true) => "second",
-            (true, true) => "mixed",
-            (false, false) => "none",
+            (true, false) => LogPrecision::Microsecond,
+            (false, true) => LogPrecision::Second,
+            (true, true) => LogPrecision::Mixed,
+            (false, false) => LogPrecision::None,
         };
         let qps = self.qps(time.as_ref());
         let peak = self.concurrency.finish();
@@ -453,12 +454,18 @@ impl Digester {
             .filter(|(_, n)| *n > 0)
             .map(|(c, n)| (c.server_name().to_string(), n))
             .collect();
+        let mut header = Header::start(SchemaId::DIGEST);
+        header.inputs = inputs
+            .iter()
+            .map(|i| InputRef {
+                path: i.path.clone(),
+                bytes: i.bytes,
+                xxh3: i.xxh3.clone(),
+            })
+            .collect();
         Digest {
-            tool: ToolInfo {
-                name: "cutover",
-                version: env!("CARGO_PKG_VERSION"),
-            },
-            inputs,
+            header,
+            logs: inputs,
             events: self.events,
             statements: self.statements,
             commands,
@@ -519,11 +526,63 @@ impl Digester {
     }
 }
 
-/// Everything `cutover digest` reports; printers render it as text or JSON.
-#[derive(Clone, Debug, Serialize)]
+/// What `cutover digest` reads.
+#[derive(Clone, Debug)]
+pub struct DigestRun {
+    pub logs: Vec<PathBuf>,
+    pub capture: CaptureOptions,
+    pub options: DigestOptions,
+}
+
+/// Reads the logs and digests them: the library entry of `cutover digest`.
+pub fn run(r: &DigestRun, progress: &dyn Progress) -> Result<Digest, CaptureError> {
+    let started = crate::workload::header::now_iso();
+    let mut reader = EventReader::open(&r.logs, r.capture.clone())?;
+    let mut digester = Digester::new(r.options.clone());
+    reader.for_each_batch(progress, |batch| {
+        digester.add_fingerprints(batch.new_fingerprints);
+        for ev in &batch.events {
+            digester.add(ev);
+        }
+        Ok::<(), CaptureError>(())
+    })?;
+    let mut d = digester.finish(reader.inputs().to_vec(), reader.diagnostics());
+    d.header.started = started;
+    d.header.finish();
+    Ok(d)
+}
+
+/// How finely the whole log timed its events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogPrecision {
+    Microsecond,
+    Second,
+    /// Some events to the microsecond, some to the second (logs of several servers).
+    Mixed,
+    /// No event has a time.
+    None,
+}
+
+impl LogPrecision {
+    pub fn name(self) -> &'static str {
+        match self {
+            LogPrecision::Microsecond => "microsecond",
+            LogPrecision::Second => "second",
+            LogPrecision::Mixed => "mixed",
+            LogPrecision::None => "none",
+        }
+    }
+}
+
+/// Everything `cutover digest` reports (`cutover.digest/1`); printers render it as text, Markdown
+/// or JSON.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Digest {
-    pub tool: ToolInfo,
-    pub inputs: Vec<InputSummary>,
+    #[serde(flatten)]
+    pub header: Header,
+    /// Each log as read: type, sizes, lines and events.
+    pub logs: Vec<InputSummary>,
     /// Events read: statements plus commands (Connect, Quit, Prepare, …).
     pub events: u64,
     /// Statements run: `Query` and `Execute` events.
@@ -533,8 +592,8 @@ pub struct Digest {
     /// Distinct thread ids.
     pub sessions: u64,
     pub untimed_events: u64,
-    /// "microsecond", "second", "mixed" or "none": how finely the log timed events.
-    pub time_precision: &'static str,
+    /// How finely the log timed events.
+    pub time_precision: LogPrecision,
     pub time: Option<TimeSpan>,
     pub qps: Qps,
     pub concurrency: Concurrency,
@@ -543,13 +602,7 @@ pub struct Digest {
     pub diagnostics: DiagnosticsReport,
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct ToolInfo {
-    pub name: &'static str,
-    pub version: &'static str,
-}
-
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TimeSpan {
     pub first: String,
     pub last: String,
@@ -558,7 +611,7 @@ pub struct TimeSpan {
     pub seconds: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Qps {
     /// Statements per second over the whole span.
     pub average: Option<f64>,
@@ -569,14 +622,14 @@ pub struct Qps {
     pub series: Vec<QpsPoint>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct QpsPoint {
     pub start: String,
     pub statements: u64,
     pub qps: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Concurrency {
     /// The most sessions with a statement in flight at one instant (microsecond-timed slow logs).
     pub peak_in_flight: Option<u64>,
@@ -595,7 +648,7 @@ pub struct Concurrency {
     pub note: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FingerprintStats {
     pub rank: usize,
     /// 16 hex digits: xxh3-64 of the fingerprint text.
@@ -619,7 +672,7 @@ pub struct FingerprintStats {
     pub sample: Option<Sample>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TimeStats {
     pub total_s: f64,
     /// Of the query time of all statements.
@@ -632,7 +685,7 @@ pub struct TimeStats {
     pub max_s: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowStats {
     pub total: u128,
     pub avg: f64,
@@ -649,7 +702,7 @@ impl RowStats {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sample {
     /// The statement (the slowest execution), passwords masked, cut at `bytes` if long.
     pub sql: String,
@@ -663,14 +716,14 @@ pub struct Sample {
     pub line: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DiagnosticsReport {
     pub skipped_lines: u64,
     pub counts: BTreeMap<Issue, u64>,
     pub examples: Vec<DiagnosticExample>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DiagnosticExample {
     pub issue: Issue,
     pub file: String,

@@ -24,7 +24,7 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     a.commits += b.commits;
     a.reconnects += b.reconnects;
     for (k, v) in &b.skipped {
-        *a.skipped.entry(k.clone()).or_default() += v;
+        *a.skipped.entry(*k).or_default() += v;
     }
     // Shards run at the same time: the merged run lasted as long as the longest.
     a.elapsed_s = a.elapsed_s.max(b.elapsed_s);
@@ -86,9 +86,18 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
         if r.mode != out.mode {
             return Err(format!(
                 "cannot merge a {} replay with a {} replay",
-                r.mode, out.mode
+                r.mode.name(),
+                out.mode.name()
             ));
         }
+        // One capture shared by the shards: each input once.
+        for i in r.header.inputs {
+            if !out.header.inputs.iter().any(|o| o.path == i.path) {
+                out.header.inputs.push(i);
+            }
+        }
+        out.header.started = out.header.started.clone().min(r.header.started);
+        out.header.finished = out.header.finished.clone().max(r.header.finished);
         out.interrupted |= r.interrupted;
         out.sessions += r.sessions;
         for (name, s) in &r.sides {
@@ -105,7 +114,6 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
         out.both_failed += r.both_failed;
         out.rewritten += r.rewritten;
         out.not_rewritable.extend(r.not_rewritable);
-        out.inputs.extend(r.inputs);
         out.input_notes.extend(r.input_notes);
         for f in r.fingerprints {
             match out.fingerprints.iter_mut().find(|x| x.id == f.id) {

@@ -13,17 +13,19 @@ pub mod compare;
 pub mod merge;
 pub mod plan;
 pub mod runner;
+pub mod scenario;
 pub mod stats;
 
 use crate::db::Endpoint;
 use crate::db::value::Tolerance;
+use crate::workload::Header;
 use plan::Mode;
 use serde::{Deserialize, Serialize};
 use stats::{LatencySummary, RegressionRule, RegressionTest, SerializedLatency};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// How fast to replay.
+/// How fast to replay. JSON: `"max"` or `{"speed": 10.0}`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pace {
@@ -41,7 +43,7 @@ pub struct ReplayOptions {
     pub source: Endpoint,
     pub target: Option<Endpoint>,
     /// The target profile, for `--rewrite`.
-    pub profile: Option<crate::audit::catalog::Profile>,
+    pub profile: Option<crate::profile::Profile>,
     pub rewrite: bool,
     pub pace: Pace,
     pub mode: Mode,
@@ -70,7 +72,7 @@ pub struct SideReport {
     /// COMMITs sent (transactions per second are counted from these).
     pub commits: u64,
     /// Statements not sent on this side, by reason.
-    pub skipped: BTreeMap<String, u64>,
+    pub skipped: BTreeMap<plan::SkipReason, u64>,
     pub qps: f64,
     pub tps: f64,
     pub error_rate: f64,
@@ -182,14 +184,13 @@ pub struct Regression {
     pub p_value: f64,
 }
 
-/// The whole replay.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// The whole replay (`cutover.replay/1`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReplayReport {
-    pub tool: String,
-    pub version: String,
-    pub inputs: Vec<String>,
-    pub mode: String,
-    pub pace: String,
+    #[serde(flatten)]
+    pub header: Header,
+    pub mode: Mode,
+    pub pace: Pace,
     pub shard: Option<String>,
     /// Stopped early (Ctrl-C or --duration): the figures cover what ran.
     pub interrupted: bool,
@@ -215,6 +216,15 @@ pub struct ReplayReport {
     pub not_rewritable: Vec<String>,
     /// Log notes (skipped records, truncated files).
     pub input_notes: Vec<String>,
+}
+
+impl Pace {
+    pub fn name(self) -> String {
+        match self {
+            Pace::Max => "max".into(),
+            Pace::Speed(x) => format!("speed {x}"),
+        }
+    }
 }
 
 impl ReplayReport {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Which statements a replay sends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Only statements that cannot change data (plain reads and session settings): safe while the
@@ -23,6 +23,26 @@ pub enum Mode {
     Reads,
     /// Writes and transactions too: for a restored copy of the source and a target loaded from it.
     All,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Reads => "reads",
+            Mode::All => "all",
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "reads" => Ok(Mode::Reads),
+            "all" => Ok(Mode::All),
+            other => Err(format!("unknown mode {other:?}: reads or all")),
+        }
+    }
 }
 
 /// How two results of a statement compare.
@@ -45,7 +65,7 @@ pub struct StatementPlan {
     pub class: StatementClass,
     pub compare: CompareMode,
     /// Why the mode does not send it, if it does not.
-    pub skip: Option<&'static str>,
+    pub skip: Option<SkipReason>,
     /// Session or transaction control, and what it does.
     pub control: Control,
     /// ORDER BY items written as result column names or positions, resolved per result.
@@ -278,8 +298,60 @@ fn has_limit(sql: &[u8]) -> bool {
     })
 }
 
-/// Why a text that reads as several statements is not sent.
-pub const SEVERAL_STATEMENTS: &str = "several statements in one text (never replayed)";
+/// Why a statement was not sent to a side: a stable id in JSON (`write_in_reads_mode`), a sentence for
+/// people ([`SkipReason::message`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The text reads as several statements under some session setting.
+    SeveralStatements,
+    Administration,
+    SetGlobal,
+    /// `SET TRANSACTION READ WRITE`, `transaction_read_only = 0`, `RESET CONNECTION` in reads mode.
+    WouldMakeSessionWritable,
+    TransactionSettingInReadsMode,
+    LockingReadInReadsMode,
+    WriteInReadsMode,
+    DdlInReadsMode,
+    TransactionControlInReadsMode,
+    /// `USE`, when the side's URL names the database.
+    UseUrlNamesDatabase,
+    UseOnPostgres,
+    LockTablesOnPostgres,
+    MysqlSettingOnPostgres,
+    /// `SET autocommit`, emulated with BEGIN/COMMIT on PostgreSQL-protocol targets.
+    AutocommitEmulated,
+    /// The COMMIT or ROLLBACK of a transaction the target aborted after an error.
+    EndOfAbortedTransaction,
+    /// A statement inside a transaction the target aborted after an error.
+    InsideAbortedTransaction,
+}
+
+impl SkipReason {
+    pub fn message(self) -> &'static str {
+        use SkipReason::*;
+        match self {
+            SeveralStatements => "several statements in one text (never replayed)",
+            Administration => "administration statement (never replayed)",
+            SetGlobal => "SET GLOBAL (never replayed)",
+            WouldMakeSessionWritable => {
+                "setting that would make the session writable (--mode reads)"
+            }
+            TransactionSettingInReadsMode => "transaction setting (--mode reads)",
+            LockingReadInReadsMode => "locking read (--mode reads)",
+            WriteInReadsMode => "write (--mode reads)",
+            DdlInReadsMode => "DDL (--mode reads)",
+            TransactionControlInReadsMode => "transaction control (--mode reads)",
+            UseUrlNamesDatabase => "USE (the URL names the database)",
+            UseOnPostgres => "USE has no PostgreSQL equivalent",
+            LockTablesOnPostgres => "LOCK TABLES has no PostgreSQL equivalent",
+            MysqlSettingOnPostgres => "MySQL session setting",
+            AutocommitEmulated => "SET autocommit (emulated with BEGIN/COMMIT)",
+            EndOfAbortedTransaction => "end of a transaction the target aborted after an error",
+            InsideAbortedTransaction => "inside a transaction the target aborted after an error",
+        }
+    }
+}
 
 /// The plan for one execution. A plan holds for its fingerprint, but a string literal can hide a
 /// second statement behind a read under some session settings (`SELECT 'a\'; DELETE …` fingerprints
@@ -289,7 +361,7 @@ pub const SEVERAL_STATEMENTS: &str = "several statements in one text (never repl
 pub fn for_text(plan: &Arc<StatementPlan>, sql: &[u8]) -> Arc<StatementPlan> {
     if plan.skip.is_none() && second_statement(sql, Lexicon::MySql, None).is_some() {
         Arc::new(StatementPlan {
-            skip: Some(SEVERAL_STATEMENTS),
+            skip: Some(SkipReason::SeveralStatements),
             ..(**plan).clone()
         })
     } else {
@@ -328,24 +400,26 @@ pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
     };
     let reach = setting_reach(sql);
     let skip = match (mode, class) {
-        (_, StatementClass::Other) => Some("administration statement (never replayed)"),
+        (_, StatementClass::Other) => Some(SkipReason::Administration),
         (_, StatementClass::Session) if reach == SettingReach::Server => {
-            Some("SET GLOBAL (never replayed)")
+            Some(SkipReason::SetGlobal)
         }
         (Mode::Reads, StatementClass::Read) => None,
         (Mode::Reads, StatementClass::Session) if reach == SettingReach::LiftsReadOnly => {
-            Some("setting that would make the session writable (--mode reads)")
+            Some(SkipReason::WouldMakeSessionWritable)
         }
         (Mode::Reads, StatementClass::Session)
             if control == Control::Set || control == Control::Use =>
         {
             None
         }
-        (Mode::Reads, StatementClass::Session) => Some("transaction setting (--mode reads)"),
-        (Mode::Reads, StatementClass::LockingRead) => Some("locking read (--mode reads)"),
-        (Mode::Reads, StatementClass::Write) => Some("write (--mode reads)"),
-        (Mode::Reads, StatementClass::Ddl) => Some("DDL (--mode reads)"),
-        (Mode::Reads, StatementClass::Transaction) => Some("transaction control (--mode reads)"),
+        (Mode::Reads, StatementClass::Session) => Some(SkipReason::TransactionSettingInReadsMode),
+        (Mode::Reads, StatementClass::LockingRead) => Some(SkipReason::LockingReadInReadsMode),
+        (Mode::Reads, StatementClass::Write) => Some(SkipReason::WriteInReadsMode),
+        (Mode::Reads, StatementClass::Ddl) => Some(SkipReason::DdlInReadsMode),
+        (Mode::Reads, StatementClass::Transaction) => {
+            Some(SkipReason::TransactionControlInReadsMode)
+        }
         (Mode::All, _) => None,
     };
     let (tables_read, tables_written) = tables(sql);
@@ -368,24 +442,20 @@ pub enum Send {
     /// A replacement (the PostgreSQL form of transaction control).
     Replace(&'static str),
     /// Nothing, for this reason.
-    Skip(&'static str),
+    Skip(SkipReason),
 }
 
 /// How a side replays a control statement. `url_has_db`: the side's URL names the database, so the
 /// capture's `USE` is not followed.
 pub fn send_for(control: &Control, engine: Engine, url_has_db: bool) -> Send {
     match (engine, control) {
-        (_, Control::Use) if url_has_db => Send::Skip("USE (the URL names the database)"),
+        (_, Control::Use) if url_has_db => Send::Skip(SkipReason::UseUrlNamesDatabase),
         (Engine::MySql, _) => Send::Text,
         (Engine::Postgres, Control::Begin) => Send::Replace("BEGIN"),
-        (Engine::Postgres, Control::Use) => Send::Skip("USE has no PostgreSQL equivalent"),
-        (Engine::Postgres, Control::LockTables) => {
-            Send::Skip("LOCK TABLES has no PostgreSQL equivalent")
-        }
-        (Engine::Postgres, Control::Set) => Send::Skip("MySQL session setting"),
-        (Engine::Postgres, Control::Autocommit(_)) => {
-            Send::Skip("autocommit is emulated with BEGIN")
-        }
+        (Engine::Postgres, Control::Use) => Send::Skip(SkipReason::UseOnPostgres),
+        (Engine::Postgres, Control::LockTables) => Send::Skip(SkipReason::LockTablesOnPostgres),
+        (Engine::Postgres, Control::Set) => Send::Skip(SkipReason::MysqlSettingOnPostgres),
+        (Engine::Postgres, Control::Autocommit(_)) => Send::Skip(SkipReason::AutocommitEmulated),
         (Engine::Postgres, _) => Send::Text,
     }
 }
@@ -405,7 +475,7 @@ mod tests {
         assert_eq!(p.skip, None);
         assert_eq!(
             plan(b"UPDATE sbtest1 SET k=k+1 WHERE id=5", Mode::Reads).skip,
-            Some("write (--mode reads)")
+            Some(SkipReason::WriteInReadsMode)
         );
         assert_eq!(
             plan(b"UPDATE sbtest1 SET k=k+1 WHERE id=5", Mode::All).skip,
@@ -434,7 +504,7 @@ mod tests {
         );
         assert_eq!(
             plan(b"SET GLOBAL general_log = 0", Mode::All).skip,
-            Some("SET GLOBAL (never replayed)")
+            Some(SkipReason::SetGlobal)
         );
         assert_eq!(
             tables(b"SELECT a FROM db.`T1` t JOIN t2 ON 1"),

@@ -3,7 +3,9 @@
 //! the two sides' results as they arrive and keeps the statistics.
 
 use super::compare::{compare, row_diff};
-use super::plan::{CompareMode, Control, Mode, Send, StatementPlan, for_text, plan, send_for};
+use super::plan::{
+    CompareMode, Control, Mode, Send, SkipReason, StatementPlan, for_text, plan, send_for,
+};
 use super::stats::{Latency, regression};
 use super::*;
 use crate::audit::{AuditOptions, Context as AuditContext, Finding};
@@ -13,6 +15,7 @@ use crate::db::exec::{Outcome, Session};
 use crate::db::{DbError, Engine};
 use crate::sql::fingerprint::format_id;
 use crate::workload::Command;
+use crate::workload::{Endpoints, Header, InputRef, SchemaId};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -133,7 +136,7 @@ enum Msg {
 enum Res {
     Rows(Outcome),
     Error { code: String, message: String },
-    Skipped(&'static str),
+    Skipped(SkipReason),
 }
 
 /// A side's result for one job.
@@ -183,7 +186,7 @@ struct DispatchSummary {
     rewritten: FxHashMap<u64, u64>,
     not_rewritable: FxHashMap<u64, u64>,
     notes: Vec<String>,
-    inputs: Vec<String>,
+    inputs: Vec<InputRef>,
 }
 
 /// Runs a replay to the end (or until Ctrl-C or `--duration`) and returns its report.
@@ -198,7 +201,17 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     }
     let reader = EventReader::open(&opts.logs, opts.capture.clone())
         .map_err(|e| ReplayError::Input(e.to_string()))?;
-    let inputs: Vec<String> = reader.inputs().iter().map(|i| i.path.clone()).collect();
+    let mut header = Header::start(SchemaId::REPLAY);
+    header.endpoints = Endpoints {
+        source: Some(opts.source.to_string()),
+        target: opts.target.as_ref().map(|t| t.to_string()),
+    };
+    // Until the reader reaches the end (an interrupted replay), the inputs are known by path only.
+    let inputs: Vec<InputRef> = reader
+        .inputs()
+        .iter()
+        .map(|i| InputRef::path(i.path.clone()))
+        .collect();
     let stop = Arc::new(AtomicBool::new(false));
     let interrupted = Arc::new(AtomicBool::new(false));
     {
@@ -242,11 +255,16 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
         gates.clone(),
     )
     .await?;
-    summary.inputs = inputs;
+    if summary.inputs.is_empty() {
+        summary.inputs = inputs;
+    }
     let acc = comparator
         .await
         .map_err(|e| ReplayError::Input(format!("comparator failed: {e}")))?;
     let mut report = finish(acc, summary, &opts, interrupted.load(Ordering::SeqCst));
+    header.inputs = std::mem::take(&mut report.header.inputs);
+    header.finish();
+    report.header = header;
     if let Some((gs, gt)) = gates {
         if let Some(x) = report.sides.get_mut("source") {
             x.order_wait_timeouts = Some(gs.timeouts.load(Ordering::Relaxed));
@@ -267,13 +285,22 @@ pub enum ReplayError {
     Input(String),
 }
 
-type BatchMsg = Result<crate::capture::Batch, String>;
+/// What the reader thread sends the dispatcher.
+enum BatchMsg {
+    Batch(crate::capture::Batch),
+    /// The end of the inputs: what was odd about them, and the inputs as read (sizes, hashes).
+    End {
+        notes: Vec<String>,
+        inputs: Vec<InputRef>,
+    },
+    Error(String),
+}
 
 fn read_batches(mut reader: EventReader, tx: mpsc::Sender<BatchMsg>) {
     loop {
         match reader.next_batch() {
             Ok(Some(b)) => {
-                if tx.blocking_send(Ok(b)).is_err() {
+                if tx.blocking_send(BatchMsg::Batch(b)).is_err() {
                     return;
                 }
             }
@@ -282,16 +309,22 @@ fn read_batches(mut reader: EventReader, tx: mpsc::Sender<BatchMsg>) {
                     .diagnostics()
                     .examples
                     .iter()
-                    .map(crate::capture::describe_note)
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                if !notes.is_empty() {
-                    let _ = tx.blocking_send(Err(format!("notes:{notes}")));
-                }
+                    .map(crate::workload::diag::Note::describe)
+                    .collect();
+                let inputs = reader
+                    .inputs()
+                    .iter()
+                    .map(|i| InputRef {
+                        path: i.path.clone(),
+                        bytes: i.bytes,
+                        xxh3: i.xxh3.clone(),
+                    })
+                    .collect();
+                let _ = tx.blocking_send(BatchMsg::End { notes, inputs });
                 return;
             }
             Err(e) => {
-                let _ = tx.blocking_send(Err(e.to_string()));
+                let _ = tx.blocking_send(BatchMsg::Error(e.to_string()));
                 return;
             }
         }
@@ -348,13 +381,13 @@ async fn dispatch(
     };
     'read: while let Some(msg) = batches.recv().await {
         let batch = match msg {
-            Ok(b) => b,
-            Err(e) if e.starts_with("notes:") => {
-                s.notes
-                    .extend(e["notes:".len()..].lines().map(str::to_string));
+            BatchMsg::Batch(b) => b,
+            BatchMsg::End { notes, inputs } => {
+                s.notes.extend(notes);
+                s.inputs = inputs;
                 continue;
             }
-            Err(e) => return Err(ReplayError::Input(e)),
+            BatchMsg::Error(e) => return Err(ReplayError::Input(e)),
         };
         s.fingerprints.extend(batch.new_fingerprints);
         for ev in batch.events {
@@ -474,7 +507,7 @@ async fn dispatch(
                     target_sql = Some(r.sql);
                 } else if f
                     .iter()
-                    .any(|x| x.severity == crate::audit::catalog::Severity::Error)
+                    .any(|x| x.severity == crate::profile::Severity::Error)
                 {
                     *s.not_rewritable.entry(fp).or_default() += 1;
                 }
@@ -590,7 +623,7 @@ async fn worker(
                 g.started(os);
             }
         };
-        let skip = |reason: &'static str| Done::unsent(side, job.clone(), Res::Skipped(reason));
+        let skip = |reason: SkipReason| Done::unsent(side, job.clone(), Res::Skipped(reason));
         let plan = &job.plan;
         if let Some(r) = plan.skip {
             pass(&gate);
@@ -607,9 +640,7 @@ async fn worker(
                     st.in_txn = false;
                 }
                 pass(&gate);
-                let _ = done
-                    .send(skip("SET autocommit (emulated with BEGIN/COMMIT)"))
-                    .await;
+                let _ = done.send(skip(SkipReason::AutocommitEmulated)).await;
                 continue;
             }
             if st.aborted {
@@ -617,18 +648,10 @@ async fn worker(
                     st.aborted = false;
                     st.in_txn = false;
                     pass(&gate);
-                    let _ = done
-                        .send(skip(
-                            "end of a transaction the target aborted after an error",
-                        ))
-                        .await;
+                    let _ = done.send(skip(SkipReason::EndOfAbortedTransaction)).await;
                 } else {
                     pass(&gate);
-                    let _ = done
-                        .send(skip(
-                            "inside a transaction the target aborted after an error",
-                        ))
-                        .await;
+                    let _ = done.send(skip(SkipReason::InsideAbortedTransaction)).await;
                 }
                 continue;
             }
@@ -637,7 +660,7 @@ async fn worker(
         let text: &[u8] = match &send {
             Send::Skip(r) => {
                 pass(&gate);
-                let _ = done.send(skip(r)).await;
+                let _ = done.send(skip(*r)).await;
                 continue;
             }
             Send::Replace(t) => t.as_bytes(),
@@ -833,7 +856,7 @@ struct SideAcc {
     statements: u64,
     errors: u64,
     commits: u64,
-    skipped: BTreeMap<String, u64>,
+    skipped: BTreeMap<SkipReason, u64>,
     latency: Latency,
     lag: Latency,
     slices: Vec<(u64, u64, u64, Latency)>,
@@ -910,7 +933,7 @@ fn record(acc: &mut Acc, d: &Done) {
         Side::Target => &mut fa.target,
     };
     match &d.res {
-        Res::Skipped(r) => *sa.skipped.entry((*r).to_string()).or_default() += 1,
+        Res::Skipped(r) => *sa.skipped.entry(*r).or_default() += 1,
         res => {
             sa.statements += 1;
             fs.statements += 1;
@@ -1379,14 +1402,12 @@ fn finish(
         .collect();
     not_rewritable.sort();
     ReplayReport {
-        tool: "cutover".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        inputs: s.inputs,
-        mode: format!("{:?}", opts.mode).to_lowercase(),
-        pace: match opts.pace {
-            Pace::Max => "max".into(),
-            Pace::Speed(x) => format!("speed {x}"),
+        header: Header {
+            inputs: s.inputs,
+            ..Header::start(SchemaId::REPLAY)
         },
+        mode: opts.mode,
+        pace: opts.pace,
         shard: opts.shard.map(|(k, n)| format!("{k}/{n}")),
         interrupted,
         sessions: s.sessions,

@@ -20,6 +20,7 @@ pub mod plan;
 use crate::db::value::{Tolerance, Value};
 use crate::db::{DbError, Endpoint};
 use crate::schema::Table;
+use crate::workload::{Endpoints, Header, SchemaId};
 use data::{Side, Throttle};
 use encode::{EncodedColumn, TargetKind};
 use plan::{KeyShape, Plan};
@@ -80,19 +81,45 @@ impl VerifyOptions {
 }
 
 /// What a difference is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DiffKind {
+    #[serde(rename = "missing_in_target")]
     Missing,
+    #[serde(rename = "extra_in_target")]
     Extra,
+    #[serde(rename = "different")]
     Different,
 }
 
 impl DiffKind {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             DiffKind::Missing => "missing_in_target",
             DiffKind::Extra => "extra_in_target",
             DiffKind::Different => "different",
+        }
+    }
+}
+
+/// A table's outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableStatus {
+    /// Every row and column type matched.
+    #[default]
+    Match,
+    /// Rows or the schema differ (or the table is missing on the target).
+    Differ,
+    /// Rows could not be compared (see the table's `reason`).
+    NotVerified,
+}
+
+impl TableStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            TableStatus::Match => "match",
+            TableStatus::Differ => "differ",
+            TableStatus::NotVerified => "not_verified",
         }
     }
 }
@@ -149,8 +176,7 @@ impl Pending {
 pub struct RowDifference {
     /// The key's values, or `row hash …` for a table without a key.
     pub key: String,
-    /// `missing_in_target`, `extra_in_target` or `different`.
-    pub kind: String,
+    pub kind: DiffKind,
     /// For `different`: the columns that differ.
     pub columns: Vec<String>,
     pub source: Option<Vec<String>>,
@@ -175,19 +201,22 @@ pub struct TableReport {
     /// Key ranges or hash buckets digested.
     pub chunks: u64,
     pub chunks_differing: u64,
-    /// `match`, `differ`, or `not_verified` (see `reason`).
-    pub status: String,
+    pub status: TableStatus,
+    /// The table does not exist on the target (counted as one difference).
+    pub target_missing: bool,
     pub reason: Option<String>,
     /// Schema findings: missing columns, types that cannot hold the source's values, sequences.
     pub schema: Vec<String>,
     pub examples: Vec<RowDifference>,
 }
 
-/// The whole run.
-#[derive(Clone, Debug, Serialize)]
+/// The whole run (`cutover.verify/1`); the endpoints are in the header.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct VerifyReport {
-    pub source: String,
-    pub target: String,
+    #[serde(flatten)]
+    pub header: Header,
+    /// The target profile named with `--profile`, if any.
+    pub profile: Option<String>,
     pub live: bool,
     pub tables: Vec<TableReport>,
     pub total_differences: u64,
@@ -200,7 +229,7 @@ pub struct VerifyReport {
 
 impl VerifyReport {
     pub fn failed(&self) -> bool {
-        self.total_differences > 0 || self.tables.iter().any(|t| t.status == "differ")
+        self.total_differences > 0 || self.tables.iter().any(|t| t.status == TableStatus::Differ)
     }
 }
 
@@ -353,9 +382,14 @@ pub async fn verify(
         None => None,
     };
     let mut ckpt = Checkpoint::load(opts)?;
+    let mut header = Header::start(SchemaId::VERIFY);
+    header.endpoints = Endpoints {
+        source: Some(opts.source.to_string()),
+        target: Some(opts.target.to_string()),
+    };
     let mut report = VerifyReport {
-        source: opts.source.to_string(),
-        target: opts.target.to_string(),
+        header,
+        profile: opts.profile.clone(),
         live: opts.live,
         tables: Vec::new(),
         total_differences: 0,
@@ -392,12 +426,13 @@ pub async fn verify(
             Some((tr, _)) => tr.clone(),
             None => TableReport {
                 table: t.name.clone(),
-                status: "match".into(),
+                status: TableStatus::Match,
                 ..Default::default()
             },
         };
         let Some(tc) = tcols.get(&t.name.to_lowercase()) else {
-            tr.status = "differ".into();
+            tr.status = TableStatus::Differ;
+            tr.target_missing = true;
             tr.reason = Some("the table does not exist on the target".into());
             report.tables.push(tr);
             continue;
@@ -443,7 +478,7 @@ pub async fn verify(
             tr.schema = schema_notes;
         }
         let Some(plan) = choose_plan(t, cols, opts) else {
-            tr.status = "not_verified".into();
+            tr.status = TableStatus::NotVerified;
             tr.reason =
                 Some("a key column is missing on the target: rows cannot be matched".into());
             report.not_verified.push(t.name.clone());
@@ -467,7 +502,7 @@ pub async fn verify(
         )
         .await?;
         if !tr.schema.is_empty() || tr.missing_in_target + tr.extra_in_target + tr.different > 0 {
-            tr.status = "differ".into();
+            tr.status = TableStatus::Differ;
         }
         if opts.checkpoint.is_some() {
             ckpt.current = None;
@@ -481,7 +516,7 @@ pub async fn verify(
             + tr.extra_in_target
             + tr.different
             + tr.schema.len() as u64
-            + u64::from(tr.reason.as_deref() == Some("the table does not exist on the target"));
+            + u64::from(tr.target_missing);
     }
     if let Some(f) = fix {
         report.fix_statements = Some(f.finish().map_err(io_error(opts))?);
@@ -752,7 +787,7 @@ async fn flush(
                         k.join(", ")
                     }
                 },
-                kind: p.kind.name().into(),
+                kind: p.kind,
                 columns: p.columns.clone(),
                 source: p
                     .source
@@ -793,11 +828,23 @@ fn show(v: &Value) -> String {
 }
 
 /// One round of `--watch`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WatchRound {
     pub round: u32,
     pub total_differences: u64,
     pub in_flight: u64,
+}
+
+/// `cutover verify --watch` (`cutover.verify-watch/1`): the last round's report and every round's
+/// totals, so the trend (converging or not) shows.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WatchReport {
+    #[serde(flatten)]
+    pub header: Header,
+    pub report: VerifyReport,
+    pub rounds: Vec<WatchRound>,
+    /// The last round found no difference.
+    pub converged: bool,
 }
 
 /// Repeats [`verify`] every `interval` until a round finds no difference (converged) or `rounds`
@@ -808,7 +855,12 @@ pub async fn watch(
     rounds: u32,
     mut progress: impl FnMut(&str),
     mut on_round: impl FnMut(&WatchRound, &VerifyReport),
-) -> Result<(VerifyReport, Vec<WatchRound>), VerifyError> {
+) -> Result<WatchReport, VerifyError> {
+    let mut header = Header::start(SchemaId::VERIFY_WATCH);
+    header.endpoints = Endpoints {
+        source: Some(opts.source.to_string()),
+        target: Some(opts.target.to_string()),
+    };
     let mut history = Vec::new();
     let mut round = 0;
     loop {
@@ -822,7 +874,13 @@ pub async fn watch(
         on_round(&w, &r);
         history.push(w);
         if !r.failed() || (rounds > 0 && round >= rounds) {
-            return Ok((r, history));
+            header.finish();
+            return Ok(WatchReport {
+                header,
+                converged: !r.failed(),
+                report: r,
+                rounds: history,
+            });
         }
         tokio::time::sleep(interval).await;
     }

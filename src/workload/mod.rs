@@ -3,16 +3,22 @@
 //! Capture turns log records into [`Event`]s; audit, replay and the digest read them. These are plain
 //! data types with no behaviour tied to any log format, so that stages meet here and nowhere else.
 
+pub mod diag;
+pub mod header;
+pub mod progress;
 pub mod time;
 
-use serde::Serialize;
+pub use header::{Endpoints, Header, InputRef, SchemaId, Tool};
+pub use progress::{Progress, Quiet, Unit};
+
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// What a log record says the client asked the server to do.
 ///
 /// Names follow the server's own command names (MySQL `Command_names`), which are what the general log
 /// prints and what the slow log prints after `# administrator command:`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Command {
     /// A text-protocol statement (COM_QUERY). Slow-log statements are always this.
@@ -80,6 +86,12 @@ impl Command {
     ];
 
     /// The name the server prints for this command.
+    /// The fingerprint text of a command that carries no statement (`Quit`, `Connect`, …), as
+    /// pt-query-digest prints them, so reports stay comparable.
+    pub fn admin_fingerprint(self) -> String {
+        format!("administrator command: {}", self.server_name())
+    }
+
     pub fn server_name(self) -> &'static str {
         match self {
             Command::Query => "Query",
@@ -115,7 +127,7 @@ impl Command {
 }
 
 /// How finely the log timed an event. MariaDB and MySQL ≤ 5.6 print whole seconds only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimePrecision {
     Microsecond,
@@ -125,7 +137,7 @@ pub enum TimePrecision {
 }
 
 /// Which kind of log an event came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LogType {
     General,
@@ -203,4 +215,20 @@ mod tests {
             assert_eq!(*c as usize, i);
         }
     }
+}
+
+/// What is known about one input file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InputSummary {
+    pub path: String,
+    pub log_type: LogType,
+    pub compressed: bool,
+    /// Size on disk, when known.
+    pub bytes: Option<u64>,
+    /// Bytes of log text read (after decompression).
+    pub text_bytes: u64,
+    pub lines: u64,
+    pub events: u64,
+    /// xxh3-64 of the file's bytes (hex), when it was read to its end.
+    pub xxh3: Option<String>,
 }

@@ -75,6 +75,56 @@ pub fn format_iso_micros(us: i64) -> String {
     )
 }
 
+/// Parses what [`format_iso_micros`] writes (`2024-05-01T10:00:00.123456Z`; the fraction may have
+/// fewer digits or be absent) back into epoch microseconds.
+pub fn parse_iso_micros(text: &str) -> Option<i64> {
+    let t = text.strip_suffix('Z')?;
+    let (date, clock) = t.split_once('T')?;
+    let mut d = date.splitn(3, '-');
+    let (year, month, day) = (
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+    );
+    let (hms, frac) = clock.split_once('.').unwrap_or((clock, ""));
+    let mut c = hms.splitn(3, ':');
+    let (hour, minute, second) = (
+        c.next()?.parse().ok()?,
+        c.next()?.parse().ok()?,
+        c.next()?.parse().ok()?,
+    );
+    if frac.len() > 6 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let micros = format!("{frac:0<6}").parse().ok()?;
+    let w = WallClock {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        micros,
+    };
+    w.is_valid().then(|| w.to_unix_micros(0))
+}
+
+/// A duration as people write one: `500ms`, `30s`, `5m`, `1h`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last() {
+        Some('s') if s.ends_with("ms") => (&s[..s.len() - 2], 0.001),
+        Some('s') => (&s[..s.len() - 1], 1.0),
+        Some('m') => (&s[..s.len() - 1], 60.0),
+        Some('h') => (&s[..s.len() - 1], 3600.0),
+        _ => (s, 1.0),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v >= 0.0 && v.is_finite() => Ok(std::time::Duration::from_secs_f64(v * mult)),
+        _ => Err(format!("{s:?}: write a duration like 500ms, 30s, 5m or 1h")),
+    }
+}
+
 /// Formats epoch microseconds as `2024-05-01 10:00:00` (UTC), for human-facing reports.
 pub fn format_human_seconds(us: i64) -> String {
     let secs = us.div_euclid(1_000_000);
@@ -119,6 +169,33 @@ pub fn parse_utc_offset(text: &str) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(
+            parse_duration("500ms"),
+            Ok(std::time::Duration::from_millis(500))
+        );
+        assert_eq!(
+            parse_duration("5m"),
+            Ok(std::time::Duration::from_secs(300))
+        );
+        assert_eq!(parse_duration("90"), Ok(std::time::Duration::from_secs(90)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn iso_round_trip() {
+        for us in [0, 1_714_557_600_000_400, 1_796_246_169_999_900] {
+            assert_eq!(parse_iso_micros(&format_iso_micros(us)), Some(us));
+        }
+        assert_eq!(
+            parse_iso_micros("2024-05-01T10:00:00Z"),
+            Some(1_714_557_600_000_000)
+        );
+        assert_eq!(parse_iso_micros("2024-13-01T10:00:00Z"), None);
+    }
 
     #[test]
     fn civil_round_trip() {

@@ -1,5 +1,6 @@
 //! The replay report for people: a sysbench-like summary per side, then mismatches and regressions.
 
+use super::{Render, RenderOptions, md_cell, md_code};
 use crate::replay::{ReplayReport, SideReport};
 use std::io::{self, Write};
 
@@ -38,20 +39,123 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
     if !s.skipped.is_empty() {
         writeln!(out, "    not sent:")?;
         for (why, n) in &s.skipped {
-            writeln!(out, "        {n:>10}  {why}")?;
+            writeln!(out, "        {n:>10}  {}", why.message())?;
+        }
+    }
+    Ok(())
+}
+
+impl Render for ReplayReport {
+    fn text(&self, out: &mut dyn Write, _opts: &RenderOptions) -> io::Result<()> {
+        write_text(out, self)
+    }
+
+    fn markdown(&self, out: &mut dyn Write, _opts: &RenderOptions) -> io::Result<()> {
+        write_markdown(out, self)
+    }
+}
+
+fn input_paths(r: &ReplayReport) -> String {
+    r.header
+        .inputs
+        .iter()
+        .map(|i| i.path.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn write_markdown(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
+    writeln!(
+        out,
+        "# cutover replay\n\n- inputs: {}\n- {}, {} mode, {} sessions{}",
+        md_code(&input_paths(r)),
+        r.pace.name(),
+        r.mode.name(),
+        r.sessions,
+        if r.interrupted {
+            "\n- **interrupted**: the figures cover what ran before the stop"
+        } else {
+            ""
+        }
+    )?;
+    writeln!(
+        out,
+        "\n| side | endpoint | statements | errors | QPS | TPS | avg ms | p95 ms | p99 ms |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    )?;
+    for (name, s) in &r.sides {
+        writeln!(
+            out,
+            "| {name} | {} | {} | {} | {:.1} | {:.1} | {:.3} | {:.3} | {:.3} |",
+            md_code(&s.endpoint),
+            s.statements,
+            s.errors,
+            s.qps,
+            s.tps,
+            s.latency_ms.avg,
+            s.latency_ms.p95,
+            s.latency_ms.p99
+        )?;
+    }
+    if r.sides.contains_key("target") {
+        writeln!(
+            out,
+            "\n- compared: {}, mismatches: **{}**, not comparable: {}, failed on both: {}, concurrent races: {}\n- latency regressions: **{}**",
+            r.compared,
+            r.mismatches,
+            r.not_comparable,
+            r.both_failed,
+            r.concurrent_races,
+            r.regressions.len()
+        )?;
+    }
+    if !r.mismatch_groups.is_empty() {
+        writeln!(
+            out,
+            "\n## Mismatches\n\n| category | count | fingerprint | first reason |\n|---|---:|---|---|"
+        )?;
+        for g in &r.mismatch_groups {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                md_cell(&g.category),
+                g.count,
+                md_code(&g.fingerprint),
+                md_cell(g.examples.first().map_or("", |e| e.reason.as_str()))
+            )?;
+        }
+    }
+    if !r.regressions.is_empty() {
+        writeln!(
+            out,
+            "\n## Latency regressions\n\n| fingerprint | runs | p50 ms source → target | p95 ms source → target | p |\n|---|---:|---|---|---:|"
+        )?;
+        for x in &r.regressions {
+            writeln!(
+                out,
+                "| {} | {} | {:.3} → {:.3} (×{:.2}) | {:.3} → {:.3} (×{:.2}) | {:.1e} |",
+                md_code(&x.fingerprint),
+                x.count,
+                x.source_p50_ms,
+                x.target_p50_ms,
+                x.p50_ratio,
+                x.source_p95_ms,
+                x.target_p95_ms,
+                x.p95_ratio,
+                x.p_value
+            )?;
         }
     }
     Ok(())
 }
 
 /// Writes the text report.
-pub fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
+fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
     writeln!(
         out,
         "cutover replay: {} ({}, {} mode){}",
-        r.inputs.join(", "),
-        r.pace,
-        r.mode,
+        input_paths(r),
+        r.pace.name(),
+        r.mode.name(),
         r.shard
             .as_deref()
             .map(|s| format!(", shard {s}"))

@@ -1,10 +1,10 @@
 //! What the log readers skipped or had to guess, with file:line, so nothing is dropped silently.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Why some input was skipped, or what was odd about a record that was kept.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Issue {
     /// Lines that are not part of any record (before the first record, or after garbage).
@@ -141,4 +141,27 @@ pub fn excerpt(bytes: &[u8], max: usize) -> String {
         }
     }
     s
+}
+
+impl Note {
+    /// A printable one-line description (`file:line: what (detail)`).
+    pub fn describe(&self) -> String {
+        let n = self;
+        let span = if n.lines > 1 {
+            format!("{}-{}", n.line, n.line + n.lines - 1)
+        } else {
+            n.line.to_string()
+        };
+        if n.detail.is_empty() {
+            format!("{}:{}: {}", n.file, span, n.issue.describe())
+        } else {
+            format!(
+                "{}:{}: {} ({})",
+                n.file,
+                span,
+                n.issue.describe(),
+                excerpt(n.detail.as_bytes(), 80)
+            )
+        }
+    }
 }

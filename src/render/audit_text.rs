@@ -1,8 +1,9 @@
 //! The audit report for people: plain text for a terminal, Markdown for a ticket or a wiki. Both come
 //! from the same [`AuditReport`]; JSON is the report serialised as it is.
 
-use crate::audit::catalog::Severity;
+use super::{Render, RenderOptions, md_cell, md_code};
 use crate::audit::{AuditReport, Finding, StatementAudit, Verdict};
+use crate::profile::Severity;
 use std::io::{self, Write};
 
 fn sev(s: Severity) -> &'static str {
@@ -61,12 +62,31 @@ fn finding_line(f: &Finding) -> String {
     s
 }
 
+impl Render for AuditReport {
+    /// `limit` caps the statements listed in detail (50).
+    fn text(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        write_text(out, self, opts.limit.unwrap_or(50))
+    }
+
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        write_markdown(out, self, opts.limit.unwrap_or(50))
+    }
+}
+
+fn input_paths(r: &AuditReport) -> Vec<&str> {
+    r.header.inputs.iter().map(|i| i.path.as_str()).collect()
+}
+
 /// Writes the plain-text report. `limit` caps the statements listed in detail.
-pub fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Result<()> {
+fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Result<()> {
     let s = &r.summary;
     writeln!(out, "cutover audit: {} ({})", r.profile, r.target)?;
-    writeln!(out, "inputs: {}", r.inputs.join(", "))?;
-    writeln!(out, "schema: {}", r.schema.as_deref().unwrap_or("none"))?;
+    writeln!(out, "inputs: {}", input_paths(r).join(", "))?;
+    writeln!(
+        out,
+        "schema: {}",
+        r.schema_source.as_deref().unwrap_or("none")
+    )?;
     writeln!(out)?;
     writeln!(
         out,
@@ -113,15 +133,15 @@ pub fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Res
             "findings by category      error  warning  notice   info"
         )?;
         for (cat, m) in &s.by_category {
-            let g = |k: &str| m.get(k).copied().unwrap_or(0);
+            let g = |k: Severity| m.get(&k).copied().unwrap_or(0);
             writeln!(
                 out,
                 "  {:<22} {:>6} {:>8} {:>7} {:>6}",
                 cat,
-                g("error"),
-                g("warning"),
-                g("notice"),
-                g("info")
+                g(Severity::Error),
+                g(Severity::Warning),
+                g(Severity::Notice),
+                g(Severity::Info)
             )?;
         }
         writeln!(out)?;
@@ -186,29 +206,33 @@ pub fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Res
     Ok(())
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+/// A fenced block holding `text` verbatim: the fence is longer than any backtick run inside.
+fn md_fence(lang: &str, text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{lang}\n{text}\n{fence}")
 }
 
-/// Writes the Markdown report.
-pub fn write_markdown(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Result<()> {
+/// Writes the Markdown report. SQL is verbatim: in code spans in the table (cut to one line), and
+/// whole in fenced blocks, with its rewrite, under the table.
+fn write_markdown(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Result<()> {
     let s = &r.summary;
     writeln!(out, "# cutover audit: {}\n", r.profile)?;
     writeln!(
         out,
         "- inputs: {}",
-        r.inputs
+        input_paths(r)
             .iter()
-            .map(|i| format!("`{i}`"))
+            .map(|i| md_code(i))
             .collect::<Vec<_>>()
             .join(", ")
     )?;
     writeln!(
         out,
         "- schema: {}",
-        r.schema
+        r.schema_source
             .as_deref()
-            .map(|x| format!("`{x}`"))
+            .map(md_code)
             .unwrap_or_else(|| "none".into())
     )?;
     writeln!(
@@ -227,12 +251,16 @@ pub fn write_markdown(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io:
     if let Some(l) = &r.live {
         writeln!(
             out,
-            "- live target `{}`: accepted {}, rejected {}, not sent {}, verdicts changed {}",
-            l.target, l.accepted, l.rejected, l.not_sent, l.verdict_changes
+            "- live target {}: accepted {}, rejected {}, not sent {}, verdicts changed {}",
+            md_code(&l.target),
+            l.accepted,
+            l.rejected,
+            l.not_sent,
+            l.verdict_changes
         )?;
     }
     for u in &r.unchecked {
-        writeln!(out, "- not checked: {u}")?;
+        writeln!(out, "- not checked: {}", md_cell(u))?;
     }
     if !s.by_category.is_empty() {
         writeln!(
@@ -240,14 +268,15 @@ pub fn write_markdown(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io:
             "\n| category | error | warning | notice | info |\n|---|---:|---:|---:|---:|"
         )?;
         for (cat, m) in &s.by_category {
-            let g = |k: &str| m.get(k).copied().unwrap_or(0);
+            let g = |k: Severity| m.get(&k).copied().unwrap_or(0);
             writeln!(
                 out,
-                "| {cat} | {} | {} | {} | {} |",
-                g("error"),
-                g("warning"),
-                g("notice"),
-                g("info")
+                "| {} | {} | {} | {} | {} |",
+                md_cell(cat),
+                g(Severity::Error),
+                g(Severity::Warning),
+                g(Severity::Notice),
+                g(Severity::Info)
             )?;
         }
     }
@@ -263,16 +292,35 @@ pub fn write_markdown(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io:
             .findings
             .iter()
             .filter(|f| f.severity != Severity::Info)
-            .map(|f| md_escape(&finding_line(f)))
+            .map(|f| md_cell(&finding_line(f)))
             .collect();
         writeln!(
             out,
-            "| {} | {} | {} | `{}` | {} |",
+            "| {} | {} | {} | {} | {} |",
             st.ordinal,
             verdict(st.verdict),
             st.count,
-            md_escape(&one_line(&st.sql, 80)).replace('`', "'"),
+            md_code(&one_line(&st.sql, 80)),
             fs.join("<br>")
+        )?;
+    }
+    let rewritten: Vec<&&StatementAudit> = list
+        .iter()
+        .take(limit)
+        .filter(|st| st.rewrite.is_some())
+        .collect();
+    if !rewritten.is_empty() {
+        writeln!(out, "\n## Rewrites")?;
+    }
+    for st in rewritten {
+        writeln!(
+            out,
+            "\n### #{} ({}:{})\n\n{}\n\n{}",
+            st.ordinal,
+            md_cell(&st.origin.file),
+            st.origin.line,
+            md_fence("sql", &st.sql),
+            md_fence("sql", st.rewrite.as_deref().unwrap_or_default())
         )?;
     }
     if list.len() > limit {
@@ -283,7 +331,7 @@ pub fn write_markdown(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io:
         )?;
     }
     for d in &r.proposed_ddl {
-        writeln!(out, "\n## Proposed DDL\n\n```sql\n{d}\n```")?;
+        writeln!(out, "\n## Proposed DDL\n\n{}", md_fence("sql", d))?;
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! Target profiles: the rule catalogs, type maps and function maps in `checklists/*.toml`.
+//! Loading target profiles from the rule catalogs, type maps and function maps in `checklists/*.toml`.
 //!
 //! A profile names the profile it `extends`; its tables are merged over the parent's key by key, so
 //! `kingbase` and `kaiwudb` only say where they differ from the shared `postgres-family` base. The
@@ -66,9 +66,13 @@ pub struct TypeMapping {
     /// What happens when the MySQL type is written as it is: `fails`, `differs` or `same`.
     #[serde(default)]
     pub written: Option<String>,
-    /// The type to use on the target.
+    /// The type to use on the target, as advice for people (may name alternatives).
     #[serde(default)]
     pub target: Option<String>,
+    /// The one type cutover writes for it: a template with `$n` (length), `$m`, `$d` (precision,
+    /// scale) and `$type` (the MySQL type as written). See [`Profile::target_type`].
+    #[serde(default)]
+    pub ddl: Option<String>,
     /// The target type's class, for expression typing (integer, numeric, float, bool, text, char,
     /// bytes, date, time, timestamp, timestamptz, json, bits, enum).
     #[serde(default)]

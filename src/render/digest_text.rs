@@ -1,17 +1,120 @@
 //! The digest as text, laid out like pt-query-digest's report so DBAs find their way around it.
 
-use super::{bytes, duration, thousands};
-use crate::capture::describe_note;
-use crate::capture::diag::Note;
+use super::{Render, RenderOptions, bytes, duration, md_cell, md_code, thousands};
 use crate::digest::{Digest, FingerprintStats};
+use crate::workload::diag::Note;
 use std::io::{self, Write};
 
+impl Render for Digest {
+    /// pt-query-digest's layout; `limit` caps the fingerprints shown (20).
+    fn text(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        write(out, self, opts.limit.unwrap_or(20))
+    }
+
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        markdown(out, self, opts.limit.unwrap_or(20))
+    }
+
+    /// Every field; `limit`, when given, keeps the first fingerprints.
+    fn json(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        match opts.limit {
+            Some(l) if l < self.fingerprints.len() => {
+                let mut d = self.clone();
+                d.fingerprints.truncate(l);
+                super::write_json(out, &d)
+            }
+            _ => super::write_json(out, self),
+        }
+    }
+}
+
+fn markdown(out: &mut dyn Write, d: &Digest, limit: usize) -> io::Result<()> {
+    writeln!(out, "# cutover digest\n")?;
+    for i in &d.logs {
+        writeln!(
+            out,
+            "- {} ({} log): {} events",
+            md_code(&i.path),
+            i.log_type.name(),
+            thousands(i.events)
+        )?;
+    }
+    writeln!(
+        out,
+        "- {} events ({} statements), {} fingerprints, {} sessions",
+        thousands(d.events),
+        thousands(d.statements),
+        thousands(d.fingerprints.len() as u64),
+        thousands(d.sessions)
+    )?;
+    if let Some(t) = &d.time {
+        writeln!(
+            out,
+            "- time: {} .. {} ({}), timed to the {}",
+            t.first,
+            t.last,
+            duration(t.seconds),
+            d.time_precision.name()
+        )?;
+    }
+    if let Some(avg) = d.qps.average {
+        writeln!(
+            out,
+            "- QPS: average {avg:.1}, peak {} in one second",
+            thousands(d.qps.peak)
+        )?;
+    }
+    if !d.diagnostics.counts.is_empty() {
+        writeln!(
+            out,
+            "- skipped: {} lines; {} notes",
+            thousands(d.diagnostics.skipped_lines),
+            thousands(d.diagnostics.counts.values().sum())
+        )?;
+    }
+    writeln!(
+        out,
+        "\n| rank | id | calls | total time | share | avg | p95 | fingerprint |\n|---:|---|---:|---:|---:|---:|---:|---|"
+    )?;
+    for f in d.fingerprints.iter().take(limit) {
+        let (total, share, avg, p95) = match &f.query_time {
+            Some(t) => (
+                duration(t.total_s),
+                format!("{:.1}%", t.share * 100.0),
+                duration(t.avg_s),
+                duration(t.p95_s),
+            ),
+            None => ("-".into(), "-".into(), "-".into(), "-".into()),
+        };
+        writeln!(
+            out,
+            "| {} | {} | {} | {total} | {share} | {avg} | {p95} | {} |",
+            f.rank,
+            f.id,
+            thousands(f.count),
+            md_code(&one_line(&f.fingerprint, 120))
+        )?;
+    }
+    if d.fingerprints.len() > limit {
+        writeln!(
+            out,
+            "\n{} more fingerprints are in the JSON report.",
+            md_cell(&thousands((d.fingerprints.len() - limit) as u64))
+        )?;
+    }
+    Ok(())
+}
+
 /// Writes the report; `limit` caps the fingerprints shown.
-pub fn write(out: &mut dyn Write, d: &Digest, limit: usize) -> io::Result<()> {
-    writeln!(out, "# {} {} digest", d.tool.name, d.tool.version)?;
+fn write(out: &mut dyn Write, d: &Digest, limit: usize) -> io::Result<()> {
+    writeln!(
+        out,
+        "# {} {} digest",
+        d.header.tool.name, d.header.tool.version
+    )?;
     writeln!(out, "#")?;
     writeln!(out, "# Inputs")?;
-    for i in &d.inputs {
+    for i in &d.logs {
         let size = match (i.bytes, i.compressed) {
             (Some(b), true) => format!("{} gzip, {} of text", bytes(b), bytes(i.text_bytes)),
             (Some(b), false) => bytes(b),
@@ -50,7 +153,7 @@ pub fn write(out: &mut dyn Write, d: &Digest, limit: usize) -> io::Result<()> {
             t.first,
             t.last,
             duration(t.seconds),
-            d.time_precision
+            d.time_precision.name()
         )?,
         None => writeln!(out, "# Time: the log gives no times")?,
     }
@@ -105,7 +208,7 @@ pub fn write(out: &mut dyn Write, d: &Digest, limit: usize) -> io::Result<()> {
                 lines: e.lines,
                 detail: e.detail.clone(),
             };
-            writeln!(out, "#     {}", describe_note(&note))?;
+            writeln!(out, "#     {}", note.describe())?;
         }
     }
 

@@ -1,0 +1,199 @@
+//! The library entry of `cutover audit`: load the profile and the schema, read the inputs, audit
+//! every distinct statement, and (with `--live`) ask the real target.
+
+use super::input::{self, InputError};
+use super::live::LiveTarget;
+use super::{AuditOptions, AuditReport, Context, audit_all, build_report, summarize, timeseries};
+use crate::capture::CaptureOptions;
+use crate::db::{DbError, Endpoint};
+use crate::profile::{CatalogError, Profile, load_profile};
+use crate::schema::Schema;
+use crate::workload::{Header, InputRef, Progress, SchemaId, Unit};
+use std::path::PathBuf;
+
+/// Where the MySQL schema comes from.
+#[derive(Clone, Debug, Default)]
+pub enum SchemaSource {
+    #[default]
+    None,
+    /// MySQL DDL (`mysqldump --no-data`, or a full dump whose other statements are skipped).
+    Ddl(PathBuf),
+    /// The source server's information_schema, over a read-only connection.
+    Server(Endpoint),
+}
+
+/// What `cutover audit` is asked to do.
+#[derive(Clone, Debug)]
+pub struct AuditRun {
+    /// Logs and `.sql` scripts.
+    pub inputs: Vec<PathBuf>,
+    /// The target profile id: `postgres`, `kingbase`, `kingbase-pg`, `kaiwudb` (or any
+    /// `checklists/NAME.toml`).
+    pub profile: String,
+    /// Read the profiles from this directory instead of the built-in ones.
+    pub checklists: Option<PathBuf>,
+    pub schema: SchemaSource,
+    /// Ask this target about each statement, inside a transaction that is rolled back.
+    pub live: Option<Endpoint>,
+    /// With `live`: create the schema's tables there first (rolled back with the rest).
+    pub live_setup: bool,
+    pub options: AuditOptions,
+    pub capture: CaptureOptions,
+}
+
+impl AuditRun {
+    pub fn new(inputs: Vec<PathBuf>, profile: &str) -> AuditRun {
+        AuditRun {
+            inputs,
+            profile: profile.to_string(),
+            checklists: None,
+            schema: SchemaSource::None,
+            live: None,
+            live_setup: false,
+            options: AuditOptions::default(),
+            capture: CaptureOptions::default(),
+        }
+    }
+}
+
+/// Why an audit could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error(transparent)]
+    Profile(#[from] CatalogError),
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Db(#[from] DbError),
+    #[error("{0}")]
+    Schema(String),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// Audits the inputs of `r`.
+pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditError> {
+    let mut header = Header::start(SchemaId::AUDIT);
+    let profile = load_profile(&r.profile, r.checklists.as_deref())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(AuditError::Runtime)?;
+    let (schema, schema_warnings) = load_schema(&r.schema, &runtime)?;
+    if let SchemaSource::Server(ep) = &r.schema {
+        header.endpoints.source = Some(ep.to_string());
+    }
+    let ctx = Context {
+        profile: &profile,
+        schema: schema.as_ref().map(|(s, _)| s),
+        options: &r.options,
+    };
+    progress.phase("reading", None, Unit::Bytes);
+    let got = input::read_inputs(&r.inputs, r.capture.clone(), |done, total| {
+        if let Some(t) = total {
+            progress.phase("reading", Some(t), Unit::Bytes);
+        }
+        progress.done(done);
+    })?;
+    progress.finish();
+    header.inputs = if got.inputs.is_empty() {
+        r.inputs
+            .iter()
+            .map(|p| InputRef::path(p.display().to_string()))
+            .collect()
+    } else {
+        got.inputs.clone()
+    };
+    let statements = audit_all(&got.statements, &ctx);
+    let mut notes = got.notes;
+    notes.extend(schema_warnings);
+    let mut report = build_report(
+        &profile,
+        header,
+        schema.as_ref().map(|(s, n)| (s, n.clone())),
+        statements,
+        notes,
+    );
+    if let Some((s, _)) = &schema {
+        report.proposed_ddl = timeseries::proposed_ddl(
+            s,
+            &r.options.ts_tables,
+            &mut report.schema_findings,
+            &profile,
+        );
+    }
+    if let Some(ep) = &r.live {
+        report.header.endpoints.target = Some(ep.to_string());
+        let s = schema.as_ref().map(|(s, _)| s);
+        let summary = runtime.block_on(confirm_live(ep, r, s, &profile, &mut report, progress))?;
+        report.summary = summarize(&report.statements);
+        report.live = Some(summary);
+    }
+    report.header.finish();
+    Ok(report)
+}
+
+type LoadedSchema = (Option<(Schema, String)>, Vec<String>);
+
+fn load_schema(
+    source: &SchemaSource,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<LoadedSchema, AuditError> {
+    match source {
+        SchemaSource::None => Ok((None, Vec::new())),
+        SchemaSource::Ddl(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                AuditError::Schema(format!("cannot read the schema file {}: {e}", p.display()))
+            })?;
+            let d = crate::schema::ddl::schema_from_ddl(&text, &p.display().to_string());
+            if d.schema.is_empty() {
+                return Err(AuditError::Schema(format!(
+                    "{}: no CREATE TABLE statement found; give mysqldump --no-data output",
+                    p.display()
+                )));
+            }
+            Ok((Some((d.schema, p.display().to_string())), d.warnings))
+        }
+        SchemaSource::Server(ep) => {
+            let s = runtime.block_on(crate::schema::source::schema_from_server(ep))?;
+            Ok((Some((s, ep.to_string())), Vec::new()))
+        }
+    }
+}
+
+async fn confirm_live(
+    ep: &Endpoint,
+    r: &AuditRun,
+    schema: Option<&Schema>,
+    profile: &Profile,
+    report: &mut AuditReport,
+    progress: &dyn Progress,
+) -> Result<super::live::LiveSummary, DbError> {
+    progress.phase(
+        "asking the target",
+        Some(report.statements.len() as u64),
+        Unit::Items,
+    );
+    let mut t = LiveTarget::open(ep).await?;
+    let schema_ready = match (r.live_setup, schema) {
+        (true, Some(s)) => {
+            t.setup(s, profile).await?;
+            true
+        }
+        (true, None) => {
+            t.summary
+                .setup_errors
+                .push("--live-setup needs --schema or --source".into());
+            false
+        }
+        (false, _) => false,
+    };
+    t.confirm(&mut report.statements, schema_ready, |i| {
+        progress.done(i as u64)
+    })
+    .await?;
+    let summary = t.summary.clone();
+    t.close().await?;
+    progress.finish();
+    Ok(summary)
+}
