@@ -338,3 +338,62 @@ fn bad_input_gets_a_clear_error_not_a_panic() {
         "{err}"
     );
 }
+
+/// An unterminated string, comment or backtick (hardening issue, item 6) is an error finding at its
+/// line, the script is split again from the next line, and "ready" is not 100%; gzip scripts are read
+/// the same way, as a stream.
+#[test]
+fn unterminated_quotes_are_findings_and_splitting_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "SELECT 1;\nINSERT INTO t VALUES ('oops);\nSELECT 2;\nSELECT `x FROM t;\nSELECT 3;\n/* never closed\nSELECT 4;\n";
+    let plain = write(dir.path(), "broken.sql", text);
+    let gz = dir.path().join("broken.sql.gz");
+    {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(
+            std::fs::File::create(&gz).unwrap(),
+            flate2::Compression::default(),
+        );
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap();
+    }
+    for input in [plain, gz.display().to_string()] {
+        let out = cutover(&["audit", "--target", "postgres", "--format", "json", &input]);
+        assert_eq!(out.status.code(), Some(1), "{input}");
+        let j = json_of(&out);
+        let sqls: Vec<&str> = j["statements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["sql"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            sqls,
+            [
+                "SELECT 1",
+                "INSERT INTO t VALUES ('oops);",
+                "SELECT 2",
+                "SELECT `x FROM t;",
+                "SELECT 3",
+                "/* never closed",
+                "SELECT 4"
+            ],
+            "{input}"
+        );
+        for (i, line) in [(1, 2), (3, 4), (5, 6)] {
+            let st = &j["statements"][i];
+            assert_eq!(st["verdict"], "fail", "{st:#}");
+            let f = &st["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["rule"] == "INPUT-001")
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(f["severity"], "error", "{st:#}");
+            assert_eq!(f["line"], line, "{f:#}");
+        }
+        assert!(j["summary"]["ready_by_executions"].as_f64().unwrap() < 1.0);
+        assert_eq!(j["inputs"][0]["xxh3"].as_str().map(str::len), Some(16));
+    }
+}

@@ -6,11 +6,12 @@
 //! auditing a 10 GB capture means auditing its few hundred distinct statements once each.
 
 use super::StatementOrigin;
+use crate::capture::input::Hashed;
 use crate::capture::{CaptureError, CaptureOptions, EventReader};
 use crate::sql::fingerprint::fingerprint;
 use crate::sql::fingerprint::{fingerprint_id, format_id};
 use crate::sql::redact::redact;
-use crate::sql::script::split_script;
+use crate::sql::script::{ScriptError, ScriptReader, ScriptStatement, Unterminated, split_script};
 use crate::workload::InputRef;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,8 @@ pub struct DistinctStatement {
     /// Total recorded execution time, when the log recorded durations.
     pub total_time_s: Option<f64>,
     pub origin: StatementOrigin,
+    /// A script statement whose quote or comment never closed (cut at the end of that line).
+    pub unterminated: Option<Unterminated>,
 }
 
 /// What was read, and what was odd about it.
@@ -50,9 +53,9 @@ pub enum InputError {
         source: std::io::Error,
     },
     #[error(
-        "{path}: the SQL script is not UTF-8 text (byte {offset}); convert it (iconv -f latin1 -t utf-8) and run again"
+        "{path}:{line}: the SQL script is not UTF-8 text; convert it (iconv -f latin1 -t utf-8) and run again"
     )]
-    NotUtf8 { path: String, offset: usize },
+    NotUtf8 { path: String, line: usize },
     #[error("{0} (if it is a SQL script, give it a .sql name)")]
     Log(CaptureError),
 }
@@ -66,69 +69,82 @@ pub fn is_script(path: &Path) -> bool {
     name.ends_with(".sql") || name.ends_with(".sql.gz")
 }
 
-/// Reads a SQL script: every statement, in order.
+/// Reads a SQL script (plain or gzip): every statement, in order. The script is read as it goes,
+/// never whole; its size and content hash are kept for the report's header.
 pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
+    use std::io::BufRead;
     let display = path.display().to_string();
-    let raw = std::fs::read(path).map_err(|e| InputError::Script {
+    let script_error = |e: std::io::Error| InputError::Script {
         path: display.clone(),
         source: e,
-    })?;
-    let (raw_len, raw_hash) = (raw.len() as u64, xxhash_rust::xxh3::xxh3_64(&raw));
-    let bytes = if display.to_ascii_lowercase().ends_with(".gz") {
-        let mut out = Vec::new();
-        use std::io::Read;
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut out)
-            .map_err(|e| InputError::Script {
-                path: display.clone(),
-                source: e,
-            })?;
-        out
+    };
+    let file = std::fs::File::open(path).map_err(script_error)?;
+    let mut hashed = Hashed::new(file);
+    let mut head = std::io::BufReader::with_capacity(1 << 20, &mut hashed);
+    let gzip = head
+        .fill_buf()
+        .map_err(script_error)?
+        .starts_with(&[0x1f, 0x8b]);
+    let reader: Box<dyn std::io::Read + '_> = if gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(head))
     } else {
-        raw
+        Box::new(head)
     };
-    let input = InputRef {
-        path: display.clone(),
-        bytes: Some(raw_len),
-        xxh3: Some(format!("{raw_hash:016x}")),
-    };
-    let text = String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
-        path: display.clone(),
-        offset: e.utf8_error().valid_up_to(),
-    })?;
-    let mut got = script_statements(&text, &display);
-    got.inputs.push(input);
+    let mut got = AuditInput::default();
+    for st in ScriptReader::new(reader) {
+        let st = st.map_err(|e| match e {
+            ScriptError::Io(e) => script_error(e),
+            ScriptError::NotUtf8 { line } => InputError::NotUtf8 {
+                path: display.clone(),
+                line,
+            },
+            other => InputError::Script {
+                path: display.clone(),
+                source: std::io::Error::other(other.to_string()),
+            },
+        })?;
+        got.statements.push(distinct(&st, &display));
+    }
+    got.executions = got.statements.len() as u64;
+    let (bytes, hash) = hashed.finish();
+    got.inputs.push(InputRef {
+        path: display,
+        bytes: Some(bytes),
+        xxh3: Some(format!("{hash:016x}")),
+    });
     Ok(got)
+}
+
+/// A script statement as the audit takes it.
+fn distinct(st: &ScriptStatement, file: &str) -> DistinctStatement {
+    let fp = fingerprint(st.text.as_bytes());
+    let red = redact(st.text.as_bytes());
+    DistinctStatement {
+        fingerprint_id: format_id(fingerprint_id(fp.as_bytes())),
+        fingerprint: fp,
+        sample: String::from_utf8_lossy(&red.text).into_owned(),
+        count: 1,
+        total_time_s: None,
+        origin: StatementOrigin {
+            file: file.to_string(),
+            line: st.line as u64,
+            column: st.column as u64,
+        },
+        unterminated: st.unterminated.clone(),
+    }
 }
 
 /// The statements of a script held in memory (`name` is where they are said to come from).
 pub fn script_statements(text: &str, name: &str) -> AuditInput {
-    let mut statements = Vec::new();
-    for st in split_script(text) {
-        if st.text.trim().is_empty() {
-            continue;
-        }
-        let fp = fingerprint(st.text.as_bytes());
-        let red = redact(st.text.as_bytes());
-        statements.push(DistinctStatement {
-            fingerprint_id: format_id(fingerprint_id(fp.as_bytes())),
-            fingerprint: fp,
-            sample: String::from_utf8_lossy(&red.text).into_owned(),
-            count: 1,
-            total_time_s: None,
-            origin: StatementOrigin {
-                file: name.to_string(),
-                line: st.line as u64,
-                column: st.column as u64,
-            },
-        });
-    }
-    let executions = statements.len() as u64;
+    let statements: Vec<DistinctStatement> = split_script(text)
+        .iter()
+        .map(|st| distinct(st, name))
+        .collect();
     AuditInput {
+        executions: statements.len() as u64,
         inputs: Vec::new(),
         statements,
         notes: Vec::new(),
-        executions,
     }
 }
 
@@ -169,6 +185,7 @@ pub fn read_logs(
                         line: ev.origin.line,
                         column: 1,
                     },
+                    unterminated: None,
                 });
                 timed.push(false);
                 statements.len() - 1

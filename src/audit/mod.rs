@@ -408,7 +408,24 @@ pub fn audit_statement(
     st: &input::DistinctStatement,
     ctx: &Context,
 ) -> StatementAudit {
-    let (hits, parsed) = detect(&st.sample, ctx);
+    let (mut hits, parsed) = detect(&st.sample, ctx);
+    if let Some(u) = &st.unterminated {
+        // Where the quote opened, relative to the statement (a hit's position is 1-based within it).
+        let line = (u.line as u64).saturating_sub(st.origin.line) + 1;
+        let column = if line == 1 {
+            (u.column as u64).saturating_sub(st.origin.column) + 1
+        } else {
+            u.column as u64
+        };
+        hits.push(
+            Hit::new("INPUT-001")
+                .detail(format!(
+                    "{} opened at line {}, column {} never closes",
+                    u.what, u.line, u.column
+                ))
+                .pos(line, column),
+        );
+    }
     let (findings, verdict) = judge(&hits, &st.sample, &st.origin, ctx.profile);
     let rewrite = if verdict == Verdict::Ok {
         None

@@ -46,6 +46,38 @@ impl InputProgress {
     }
 }
 
+/// A reader that counts and hashes what passes through it (scripts, which are not read by the log
+/// pipeline).
+pub struct Hashed<R> {
+    inner: R,
+    hasher: Xxh3,
+    bytes: u64,
+}
+
+impl<R> Hashed<R> {
+    pub fn new(inner: R) -> Hashed<R> {
+        Hashed {
+            inner,
+            hasher: Xxh3::new(),
+            bytes: 0,
+        }
+    }
+
+    /// (bytes read, xxh3-64 of them).
+    pub fn finish(&self) -> (u64, u64) {
+        (self.bytes, self.hasher.digest())
+    }
+}
+
+impl<R: Read> Read for Hashed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
 /// Counts and hashes the bytes read from the underlying file.
 struct Counting<R> {
     inner: R,

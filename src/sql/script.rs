@@ -1,7 +1,16 @@
-//! Splits a `.sql` script (mysqldump output included) into statements, the way the `mysql` client does:
-//! `;` ends a statement outside strings, quoted identifiers and comments; `DELIMITER x` lines change
-//! the terminator (for stored-program bodies); `/*!40101 … */` version comments are code, so a
-//! statement made only of one is kept; a script's last statement needs no terminator.
+//! Splits a `.sql` script (mysqldump output included) into statements, the way the `mysql` client
+//! does, on the tokens of the one MySQL lexer ([`super::lexer`]): the delimiter ends a statement
+//! outside strings, quoted identifiers, comments and hints; `DELIMITER x` lines change it (for
+//! stored-program bodies); `/*!40101 … */` version comments are code, so a statement made only of one
+//! is kept; a script's last statement needs no terminator.
+//!
+//! [`ScriptReader`] reads a script of any size as it goes: memory holds the statement under way, not
+//! the script. A quote or comment that never closes would make the `mysql` client read the rest of the
+//! file into one statement; here that statement is cut at the end of the line where the quote opened,
+//! marked [`Unterminated`], and splitting resumes on the next line.
+
+use super::lexer::{Lexer, TokenKind};
+use std::io::{self, Read};
 
 /// One statement of a script.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,141 +25,392 @@ pub struct ScriptStatement {
     pub column: usize,
     /// The delimiter in force (`;` unless a DELIMITER command changed it).
     pub delimiter: String,
+    /// A quote or comment in it never closed.
+    pub unterminated: Option<Unterminated>,
 }
 
-/// Splits `script` into statements. Never fails: text that does not end properly becomes the last
-/// statement as it is.
+/// Where an unclosed quote or comment opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unterminated {
+    /// `string`, `quoted identifier` or `comment`.
+    pub what: &'static str,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Why a script could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    #[error(
+        "the script is not UTF-8 text (line {line}); convert it (iconv -f latin1 -t utf-8) and run again"
+    )]
+    NotUtf8 { line: usize },
+    #[error(
+        "line {line}: one statement is longer than {limit} bytes (MySQL's largest max_allowed_packet); is a quote left open?"
+    )]
+    TooLong { line: usize, limit: usize },
+}
+
+/// The longest statement a server takes (MySQL's max_allowed_packet cannot exceed 1 GiB).
+pub const MAX_STATEMENT: usize = 1 << 30;
+
+/// Splits a script held in memory. Never fails: an unclosed quote is marked, not an error.
 pub fn split_script(script: &str) -> Vec<ScriptStatement> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum State {
-        Code,
-        Quoted(u8),
-        LineComment,
-        BlockComment,
-    }
-    let b = script.as_bytes();
     let mut out = Vec::new();
-    let mut delimiter = ";".to_string();
-    let mut state = State::Code;
-    let mut start = 0usize; // start of the current statement's text
-    let mut i = 0usize;
-    let mut at_line_start = true;
-    let mut only_blank = true; // nothing but whitespace and comments since `start`
-    while i < b.len() {
-        let c = b[i];
-        match state {
-            State::Code => {
-                // The `DELIMITER` client command: first word of a line, outside any statement.
-                if at_line_start
-                    && only_blank
-                    && starts_with_ci(&b[i..], b"delimiter")
-                    && matches!(b.get(i + 9), Some(b' ' | b'\t'))
-                {
-                    let line_end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
-                    let new = script[i + 9..line_end].trim();
-                    if !new.is_empty() {
-                        delimiter = new.to_string();
-                    }
-                    i = (line_end + 1).min(b.len());
-                    start = i;
-                    at_line_start = true;
-                    continue;
-                }
-                if b[i..].starts_with(delimiter.as_bytes()) {
-                    push(&mut out, script, start, i, &delimiter);
-                    i += delimiter.len();
-                    start = i;
-                    only_blank = true;
-                    at_line_start = false;
-                    continue;
-                }
-                match c {
-                    b'\'' | b'"' | b'`' => {
-                        state = State::Quoted(c);
-                        only_blank = false;
-                    }
-                    b'#' => state = State::LineComment,
-                    b'-' if b.get(i + 1) == Some(&b'-')
-                        && b.get(i + 2).is_none_or(|n| *n <= b' ') =>
-                    {
-                        state = State::LineComment;
-                        i += 1;
-                    }
-                    // `/*!…*/` (version comment) and `/*+…*/` (hint) are code.
-                    b'/' if b.get(i + 1) == Some(&b'*')
-                        && !matches!(b.get(i + 2), Some(b'!' | b'+')) =>
-                    {
-                        state = State::BlockComment;
-                        i += 1;
-                    }
-                    _ if !c.is_ascii_whitespace() => only_blank = false,
-                    _ => {}
-                }
-            }
-            State::Quoted(q) => {
-                if c == b'\\' && q != b'`' {
-                    i += 1;
-                } else if c == q {
-                    if b.get(i + 1) == Some(&q) {
-                        i += 1;
-                    } else {
-                        state = State::Code;
-                    }
-                }
-            }
-            State::LineComment => {
-                if c == b'\n' {
-                    state = State::Code;
-                }
-            }
-            State::BlockComment => {
-                if c == b'*' && b.get(i + 1) == Some(&b'/') {
-                    state = State::Code;
-                    i += 1;
-                }
-            }
-        }
-        at_line_start = c == b'\n';
-        i += 1;
+    let mut reader = ScriptReader::new(script.as_bytes());
+    while let Some(Ok(st)) = reader.next() {
+        out.push(st);
     }
-    push(&mut out, script, start, b.len(), &delimiter);
     out
 }
 
-fn starts_with_ci(hay: &[u8], needle: &[u8]) -> bool {
-    hay.len() >= needle.len() && hay[..needle.len()].eq_ignore_ascii_case(needle)
+/// Reads statements from a script stream, one at a time.
+pub struct ScriptReader<R> {
+    input: R,
+    /// Bytes read; `buf[pos..]` is not consumed yet and starts the next statement (or command).
+    buf: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    delimiter: String,
+    /// Line and column of `buf[0]`.
+    line: usize,
+    column: usize,
+    /// Lexing of `buf` stopped for lack of data at this length: read at least this much more before
+    /// trying again, so a long statement is lexed O(log n) times, not once per read.
+    want: usize,
+    max_statement: usize,
+    block: usize,
+    failed: bool,
 }
 
-fn push(out: &mut Vec<ScriptStatement>, script: &str, start: usize, end: usize, delimiter: &str) {
-    use super::lexer::{Lexer, TokenKind};
-    let raw = &script[start..end];
-    // Skip leading whitespace and ordinary comments; version comments and hints are code.
-    let code_at = Lexer::new(raw.as_bytes())
-        .find(|t| !matches!(t.kind, TokenKind::Whitespace | TokenKind::Comment))
-        .map(|t| t.start);
-    let Some(code_at) = code_at else { return };
-    let text = raw[code_at..].trim_end();
-    let leading_comment = raw[..code_at]
-        .lines()
-        .map(|l| {
-            l.trim()
-                .trim_start_matches("--")
-                .trim_start_matches('#')
-                .trim()
-        })
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let abs = start + code_at;
-    let line = script[..abs].matches('\n').count() + 1;
-    let column = abs - script[..abs].rfind('\n').map_or(0, |p| p + 1) + 1;
-    out.push(ScriptStatement {
-        text: text.to_string(),
-        leading_comment,
-        line,
-        column,
-        delimiter: delimiter.to_string(),
-    });
+const READ_BLOCK: usize = 1 << 20;
+
+/// What one pass over the buffer found.
+enum Step {
+    /// A statement (or nothing but comments) ends at `end`; the next one starts at `next`.
+    Statement {
+        end: usize,
+        next: usize,
+        unterminated: Option<(TokenKind, usize)>,
+    },
+    /// A `DELIMITER x` line ending at `next`.
+    Delimiter {
+        delimiter: String,
+        next: usize,
+    },
+    NeedMore,
+}
+
+impl<R: Read> ScriptReader<R> {
+    pub fn new(input: R) -> ScriptReader<R> {
+        ScriptReader {
+            input,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+            delimiter: ";".into(),
+            line: 1,
+            column: 1,
+            want: 0,
+            max_statement: MAX_STATEMENT,
+            block: READ_BLOCK,
+            failed: false,
+        }
+    }
+
+    /// A lower statement-size limit (tests).
+    pub fn with_max_statement(mut self, limit: usize) -> Self {
+        self.max_statement = limit;
+        self
+    }
+
+    /// Reads in blocks of `bytes` (tests of statements cut across reads).
+    pub fn with_block(mut self, bytes: usize) -> Self {
+        self.block = bytes.max(1);
+        self
+    }
+
+    /// The unconsumed bytes.
+    fn rest(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    fn fill(&mut self) -> io::Result<()> {
+        // Drop what was consumed, but only once it is most of the buffer: moving the rest down after
+        // every statement would cost the whole buffer per statement.
+        if self.pos > 0 && self.pos * 2 >= self.buf.len() {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        let target = self.buf.len().max(self.pos + self.want) + self.block;
+        while !self.eof && self.buf.len() < target {
+            let old = self.buf.len();
+            self.buf.resize(old + self.block, 0);
+            let n = loop {
+                match self.input.read(&mut self.buf[old..]) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    r => break r,
+                }
+            };
+            match n {
+                Ok(n) => {
+                    self.buf.truncate(old + n);
+                    if n == 0 {
+                        self.eof = true;
+                    }
+                }
+                Err(e) => {
+                    self.buf.truncate(old);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves past `n` bytes, keeping the line and column of the new start.
+    fn consume(&mut self, n: usize) {
+        let done = &self.buf[self.pos..self.pos + n];
+        let newlines = memchr::memchr_iter(b'\n', done).count();
+        if newlines > 0 {
+            self.line += newlines;
+            let last = memchr::memrchr(b'\n', done).unwrap_or(0);
+            self.column = n - last;
+        } else {
+            self.column += n;
+        }
+        self.pos += n;
+        self.want = 0;
+    }
+
+    /// Line and column of byte `at` of the buffer.
+    fn position(&self, at: usize) -> (usize, usize) {
+        let before = &self.rest()[..at];
+        match memchr::memrchr(b'\n', before) {
+            Some(nl) => (
+                self.line + memchr::memchr_iter(b'\n', before).count(),
+                at - nl,
+            ),
+            None => (self.line, self.column + at),
+        }
+    }
+
+    fn next_step(&self) -> Step {
+        let b = self.rest();
+        let delim = self.delimiter.as_bytes();
+        let mut only_blank = true;
+        let mut line_start = self.column == 1;
+        for tok in Lexer::new(b) {
+            let text = tok.text(b);
+            match tok.kind {
+                TokenKind::Whitespace => {
+                    if memchr::memchr(b'\n', text).is_some() {
+                        line_start = true;
+                    }
+                    // A delimiter made of spaces is not a thing; nothing to look for here.
+                    continue;
+                }
+                TokenKind::Comment => {
+                    // A line comment stops before its newline; the whitespace after it starts a line.
+                    continue;
+                }
+                TokenKind::Unterminated => {
+                    if !self.eof {
+                        return Step::NeedMore;
+                    }
+                    let line_end = memchr::memchr(b'\n', &b[tok.start..])
+                        .map_or(b.len(), |p| tok.start + p + 1);
+                    return Step::Statement {
+                        end: line_end,
+                        next: line_end,
+                        unterminated: Some((kind_of_unclosed(b, tok.start), tok.start)),
+                    };
+                }
+                TokenKind::Word
+                    if only_blank && line_start && text.eq_ignore_ascii_case(b"delimiter") =>
+                {
+                    let after = tok.end;
+                    if matches!(b.get(after), Some(b' ' | b'\t')) {
+                        let Some(nl) = memchr::memchr(b'\n', &b[after..]) else {
+                            if !self.eof {
+                                return Step::NeedMore;
+                            }
+                            let d = String::from_utf8_lossy(&b[after..]).trim().to_string();
+                            return Step::Delimiter {
+                                delimiter: d,
+                                next: b.len(),
+                            };
+                        };
+                        let d = String::from_utf8_lossy(&b[after..after + nl])
+                            .trim()
+                            .to_string();
+                        return Step::Delimiter {
+                            delimiter: d,
+                            next: after + nl + 1,
+                        };
+                    }
+                }
+                _ => {}
+            }
+            line_start = false;
+            // Strings, quoted identifiers and hints are opaque; the delimiter may start anywhere
+            // else, even inside a word (`END$$`), as in the mysql client.
+            let opaque = matches!(
+                tok.kind,
+                TokenKind::String
+                    | TokenKind::NationalString
+                    | TokenKind::HexString
+                    | TokenKind::BitString
+                    | TokenKind::QuotedIdent
+                    | TokenKind::Hint
+            ) || (tok.kind == TokenKind::Variable
+                && text.iter().any(|c| b"'\"`".contains(c)));
+            if !opaque {
+                for p in tok.start..tok.end {
+                    if b[p..].starts_with(delim) {
+                        return Step::Statement {
+                            end: p,
+                            next: p + delim.len(),
+                            unterminated: None,
+                        };
+                    }
+                }
+            }
+            only_blank = false;
+        }
+        if !self.eof {
+            // The last token may be cut at the end of the buffer.
+            return Step::NeedMore;
+        }
+        Step::Statement {
+            end: b.len(),
+            next: b.len(),
+            unterminated: None,
+        }
+    }
+
+    /// The statement in `buf[..end]`, if it holds more than comments.
+    fn statement(
+        &self,
+        end: usize,
+        unterminated: Option<(TokenKind, usize)>,
+    ) -> Result<Option<ScriptStatement>, ScriptError> {
+        let raw = &self.rest()[..end];
+        // Skip leading whitespace and ordinary comments; version comments and hints are code.
+        let Some(code_at) = Lexer::new(raw)
+            .find(|t| !matches!(t.kind, TokenKind::Whitespace | TokenKind::Comment))
+            .map(|t| t.start)
+        else {
+            return Ok(None);
+        };
+        let (line, column) = self.position(code_at);
+        let text = std::str::from_utf8(&raw[code_at..])
+            .map_err(|_| ScriptError::NotUtf8 { line })?
+            .trim_end();
+        let leading = String::from_utf8_lossy(&raw[..code_at]);
+        let leading_comment = leading
+            .lines()
+            .map(|l| {
+                l.trim()
+                    .trim_start_matches("--")
+                    .trim_start_matches('#')
+                    .trim()
+            })
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let unterminated = unterminated.map(|(what, at)| {
+            let (line, column) = self.position(at);
+            Unterminated {
+                what: match what {
+                    TokenKind::QuotedIdent => "quoted identifier",
+                    TokenKind::Comment => "comment",
+                    _ => "string",
+                },
+                line,
+                column,
+            }
+        });
+        Ok(Some(ScriptStatement {
+            text: text.to_string(),
+            leading_comment,
+            line,
+            column,
+            delimiter: self.delimiter.clone(),
+            unterminated,
+        }))
+    }
+}
+
+/// What an unterminated token opened: a backtick identifier, a comment or a string.
+fn kind_of_unclosed(b: &[u8], at: usize) -> TokenKind {
+    match (b.get(at), b.get(at + 1)) {
+        (Some(b'`'), _) => TokenKind::QuotedIdent,
+        (Some(b'/'), Some(b'*')) => TokenKind::Comment,
+        _ => TokenKind::String,
+    }
+}
+
+impl<R: Read> Iterator for ScriptReader<R> {
+    type Item = Result<ScriptStatement, ScriptError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            if self.rest().is_empty() {
+                if let Err(e) = self.fill() {
+                    self.failed = true;
+                    return Some(Err(e.into()));
+                }
+                if self.rest().is_empty() {
+                    return None;
+                }
+            }
+            match self.next_step() {
+                Step::NeedMore => {
+                    if self.rest().len() > self.max_statement {
+                        self.failed = true;
+                        return Some(Err(ScriptError::TooLong {
+                            line: self.line,
+                            limit: self.max_statement,
+                        }));
+                    }
+                    self.want = self.rest().len() * 2;
+                    if let Err(e) = self.fill() {
+                        self.failed = true;
+                        return Some(Err(e.into()));
+                    }
+                }
+                Step::Delimiter { delimiter, next } => {
+                    if !delimiter.is_empty() {
+                        self.delimiter = delimiter;
+                    }
+                    self.consume(next);
+                }
+                Step::Statement {
+                    end,
+                    next,
+                    unterminated,
+                } => {
+                    let st = self.statement(end, unterminated);
+                    self.consume(next);
+                    match st {
+                        Ok(Some(st)) => return Some(Ok(st)),
+                        Ok(None) => {
+                            if self.eof && self.rest().is_empty() {
+                                return None;
+                            }
+                        }
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -202,6 +462,12 @@ mod tests {
         );
         let s2 = "delimiter //\nCREATE PROCEDURE p() BEGIN SELECT 1; END//\ndelimiter ;\n";
         assert_eq!(texts(s2), vec!["CREATE PROCEDURE p() BEGIN SELECT 1; END"]);
+        let s3 =
+            "DELIMITER $$\nCREATE FUNCTION f() RETURNS INT BEGIN RETURN 1; END$$\nDELIMITER ;\n";
+        assert_eq!(
+            texts(s3),
+            vec!["CREATE FUNCTION f() RETURNS INT BEGIN RETURN 1; END"]
+        );
     }
 
     #[test]
@@ -209,5 +475,72 @@ mod tests {
         let st = split_script("\n\n  SELECT 1;\nSELECT\n 2;");
         assert_eq!((st[0].line, st[0].column), (3, 3));
         assert_eq!((st[1].line, st[1].column), (4, 1));
+        let st = split_script("SELECT 1; SELECT 2;\n");
+        assert_eq!((st[1].line, st[1].column), (1, 11));
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_marked_and_splitting_resumes() {
+        let s = "SELECT 1;\nINSERT INTO t VALUES ('it\\'s fine'), ('oops);\nSELECT 2;\nSELECT `x;\nSELECT 3;\n";
+        let st = split_script(s);
+        let got: Vec<(&str, Option<(usize, usize)>)> = st
+            .iter()
+            .map(|s| {
+                (
+                    s.text.as_str(),
+                    s.unterminated.as_ref().map(|u| (u.line, u.column)),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("SELECT 1", None),
+                (
+                    "INSERT INTO t VALUES ('it\\'s fine'), ('oops);",
+                    Some((2, 39))
+                ),
+                ("SELECT 2", None),
+                ("SELECT `x;", Some((4, 8))),
+                ("SELECT 3", None),
+            ]
+        );
+        assert_eq!(
+            st[3].unterminated.as_ref().unwrap().what,
+            "quoted identifier"
+        );
+    }
+
+    /// Read in tiny pieces, the script splits exactly as it does in memory.
+    #[test]
+    fn streaming_matches_in_memory() {
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(out.len()).min(7);
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let s = "/*!40101 SET NAMES utf8 */;\n-- x\nINSERT INTO t VALUES ('a;b'),('c');\nDELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; END//\nDELIMITER ;\nSELECT 'unclosed;\nSELECT 9";
+        for block in [1, 3, 5, 64] {
+            let streamed: Vec<ScriptStatement> = ScriptReader::new(Trickle(s.as_bytes()))
+                .with_block(block)
+                .map(|r| r.unwrap())
+                .collect();
+            assert_eq!(streamed, split_script(s), "block {block}");
+            assert_eq!(streamed.len(), 5);
+        }
+    }
+
+    #[test]
+    fn an_overlong_statement_is_an_error() {
+        let s = format!("SELECT '{}", "x".repeat(5000));
+        let r: Vec<_> = ScriptReader::new(s.as_bytes())
+            .with_max_statement(1000)
+            .with_block(100)
+            .collect();
+        assert!(matches!(r.last(), Some(Err(ScriptError::TooLong { .. }))));
     }
 }
