@@ -12,9 +12,7 @@ use crate::profile::Profile;
 use crate::schema::{MySqlType, Schema, Table};
 use crate::sql::lexer::TokenKind;
 
-fn unquote(s: &str) -> String {
-    s.trim_matches('`').trim_matches('"').to_string()
-}
+use crate::sql::lexer::unquote_str as unquote;
 
 /// The time column of a TS table: the first DATETIME/TIMESTAMP column (NOT NULL ones first).
 pub fn time_column(t: &Table) -> Option<&str> {

@@ -187,24 +187,9 @@ fn use_target(stmt: &[u8]) -> Option<Vec<u8>> {
     let text = t.text(&stmt[start..]);
     match t.kind {
         TokenKind::Word => Some(text.to_vec()),
-        TokenKind::QuotedIdent if text.len() >= 2 => {
-            Some(unquote_backticks(&text[1..text.len() - 1]))
-        }
+        TokenKind::QuotedIdent => Some(crate::sql::lexer::unquote(text)),
         _ => None,
     }
-}
-
-fn unquote_backticks(inner: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(inner.len());
-    let mut i = 0;
-    while i < inner.len() {
-        out.push(inner[i]);
-        if inner[i] == b'`' && inner.get(i + 1) == Some(&b'`') {
-            i += 1;
-        }
-        i += 1;
-    }
-    out
 }
 
 #[cfg(test)]

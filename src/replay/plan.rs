@@ -85,9 +85,9 @@ pub fn tables(sql: &[u8]) -> (Vec<String>, Vec<String>) {
         if !matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) {
             return None;
         }
-        let mut n = unquote(t.text(sql));
+        let mut n = name_of(t.text(sql));
         if w(i + 1) == b"." {
-            n = toks.get(i + 2).map(|x| unquote(x.text(sql)))?;
+            n = toks.get(i + 2).map(|x| name_of(x.text(sql)))?;
         }
         let n = n.to_lowercase();
         (!matches!(n.as_str(), "select" | "dual" | "lateral")).then_some(n)
@@ -238,13 +238,13 @@ pub fn order_items(sql: &[u8]) -> Vec<OrderItem> {
                 })
                 .map_or(OrderItem::Expression, OrderItem::Position),
             [t] if matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) => {
-                OrderItem::Column(unquote(t.text(sql)))
+                OrderItem::Column(name_of(t.text(sql)))
             }
             [_, dot, t]
                 if dot.text(sql) == b"."
                     && matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) =>
             {
-                OrderItem::Column(unquote(t.text(sql)))
+                OrderItem::Column(name_of(t.text(sql)))
             }
             _ => OrderItem::Expression,
         };
@@ -280,9 +280,9 @@ pub fn order_items(sql: &[u8]) -> Vec<OrderItem> {
     items
 }
 
-fn unquote(b: &[u8]) -> String {
-    let s = String::from_utf8_lossy(b);
-    s.trim_matches('`').trim_matches('"').to_string()
+/// A table or column name as written (quoted or not), as text.
+fn name_of(token: &[u8]) -> String {
+    String::from_utf8_lossy(&crate::sql::lexer::unquote(token)).into_owned()
 }
 
 fn has_limit(sql: &[u8]) -> bool {

@@ -89,13 +89,10 @@ impl MySqlType {
                     TokenKind::Number => {
                         nums.push(String::from_utf8_lossy(t.text(b)).parse::<u64>().ok())
                     }
-                    TokenKind::String => {
-                        let raw = t.text(b);
-                        members.push(unquote(
-                            &String::from_utf8_lossy(&raw[1..raw.len() - 1]),
-                            raw[0] as char,
-                        ));
-                    }
+                    TokenKind::String => members.push(
+                        String::from_utf8_lossy(&crate::sql::lexer::unquote(t.text(b)))
+                            .into_owned(),
+                    ),
                     _ => {}
                 }
                 i += 1;
@@ -162,13 +159,6 @@ impl MySqlType {
             "DATE" | "DATETIME" | "TIMESTAMP" | "TIME" | "YEAR"
         )
     }
-}
-
-fn unquote(s: &str, q: char) -> String {
-    let doubled = format!("{q}{q}");
-    s.replace(&doubled, &q.to_string())
-        .replace("\\'", "'")
-        .replace("\\\\", "\\")
 }
 
 /// A column.

@@ -413,6 +413,51 @@ impl Iterator for Lexer<'_> {
     }
 }
 
+/// The value of a quoted token as MySQL reads it: a backtick identifier without its quotes and with
+/// doubled backticks single; a `'…'` or `"…"` string without its quotes, doubled quotes single and
+/// backslash escapes applied (`\n`, `\t`, `\0`, `\Z`, …; `\%` and `\_` keep their backslash, as
+/// MySQL keeps them for LIKE). Anything else comes back as it is. The one unquoting rule of the crate.
+pub fn unquote(text: &[u8]) -> Vec<u8> {
+    let (Some(&q), Some(&last)) = (text.first(), text.last()) else {
+        return Vec::new();
+    };
+    if text.len() < 2 || q != last || !matches!(q, b'`' | b'\'' | b'"') {
+        return text.to_vec();
+    }
+    let inner = &text[1..text.len() - 1];
+    let mut out = Vec::with_capacity(inner.len());
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i];
+        if c == q && inner.get(i + 1) == Some(&q) {
+            out.push(q);
+            i += 2;
+        } else if c == b'\\' && q != b'`' && i + 1 < inner.len() {
+            let n = inner[i + 1];
+            match n {
+                b'n' => out.push(b'\n'),
+                b't' => out.push(b'\t'),
+                b'r' => out.push(b'\r'),
+                b'b' => out.push(8),
+                b'0' => out.push(0),
+                b'Z' => out.push(26),
+                b'%' | b'_' => out.extend_from_slice(&[b'\\', n]),
+                other => out.push(other),
+            }
+            i += 2;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// [`unquote`] for text.
+pub fn unquote_str(text: &str) -> String {
+    String::from_utf8_lossy(&unquote(text.as_bytes())).into_owned()
+}
+
 /// Length of the operator at the start of `s` (longest match).
 fn punct_len(s: &[u8]) -> usize {
     let at = |i: usize| *s.get(i).unwrap_or(&0);
@@ -570,6 +615,17 @@ fn find_code_special(s: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unquoting() {
+        assert_eq!(unquote_str("`my``db`"), "my`db");
+        assert_eq!(unquote_str("'it''s'"), "it's");
+        assert_eq!(unquote_str("'it\\'s\\n'"), "it's\n");
+        assert_eq!(unquote_str("\"a\"\"b\""), "a\"b");
+        assert_eq!(unquote_str("'50\\%'"), "50\\%");
+        assert_eq!(unquote_str("`a\\b`"), "a\\b");
+        assert_eq!(unquote_str("plain"), "plain");
+    }
 
     fn kinds(sql: &str) -> Vec<(TokenKind, &str)> {
         Lexer::new(sql.as_bytes())
