@@ -151,10 +151,21 @@ pub fn type_hits(profile: &Profile, t: &MySqlType, at: Option<(u64, u64)>, hits:
     let Some((key, m)) = profile.type_mapping(t) else {
         return;
     };
-    let target = m.target.clone().unwrap_or_default();
+    // The rewrite is the profile's one type for this column (what --live-setup creates and verify
+    // expects); the catalog's advice, when it names alternatives, goes in the detail.
+    let target = profile
+        .target_type(t)
+        .or_else(|| m.target.clone())
+        .unwrap_or_default();
+    let advice = m
+        .target
+        .as_deref()
+        .filter(|a| !a.eq_ignore_ascii_case(&target))
+        .map(|a| format!(" (advice: {a})"))
+        .unwrap_or_default();
     let detail = match &m.note {
-        Some(n) => format!("{} → {target}: {n}", t.text.to_uppercase()),
-        None => format!("{} → {target}", t.text.to_uppercase()),
+        Some(n) => format!("{} → {target}{advice}: {n}", t.text.to_uppercase()),
+        None => format!("{} → {target}{advice}", t.text.to_uppercase()),
     };
     let rule = match m.written.as_deref() {
         Some("fails") => "TYP-FAIL",

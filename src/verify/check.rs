@@ -4,6 +4,7 @@
 use super::data::{Side, first_text};
 use crate::db::value::Value;
 use crate::db::{DbError, Engine};
+use crate::profile::Profile;
 use crate::schema::{Column, MySqlType};
 use std::collections::BTreeMap;
 
@@ -26,6 +27,58 @@ impl TargetColumn {
         match (self.data_type.as_str(), self.char_len) {
             ("bit", Some(n)) => format!("bit({n})"),
             (t, _) => t.to_string(),
+        }
+    }
+
+    /// True when this column is the type `ddl` (`numeric(20,0)`, `varchar(40)`, `int8`, …) as the
+    /// target's information_schema describes it: the base type under PostgreSQL's names, and the
+    /// length, precision and scale or fractional seconds where `ddl` gives them.
+    pub fn is(&self, ddl: &str) -> bool {
+        let ddl = ddl.trim().to_ascii_lowercase();
+        let (base, args) = match ddl.split_once('(') {
+            Some((b, a)) => (b.trim(), a.trim_end_matches(')').trim()),
+            None => (ddl.as_str(), ""),
+        };
+        let canonical = match base {
+            "int" | "int4" | "integer" => "integer",
+            "int8" | "bigint" => "bigint",
+            "int2" | "smallint" => "smallint",
+            "bool" | "boolean" => "boolean",
+            "varchar" | "character varying" => "character varying",
+            "char" | "character" | "bpchar" => "character",
+            "float8" | "double precision" => "double precision",
+            "float4" | "real" => "real",
+            "decimal" | "numeric" => "numeric",
+            "timestamp" => "timestamp without time zone",
+            "timestamptz" => "timestamp with time zone",
+            "time" => "time without time zone",
+            "string" => "text",
+            "bytes" => "bytea",
+            other => other,
+        };
+        if self.data_type != canonical {
+            return false;
+        }
+        let nums: Vec<u64> = args
+            .split(',')
+            .filter_map(|x| x.trim().parse().ok())
+            .collect();
+        match canonical {
+            "numeric" => {
+                nums.is_empty()
+                    || (self.num_precision, self.num_scale)
+                        == (
+                            nums.first().copied(),
+                            Some(nums.get(1).copied().unwrap_or(0)),
+                        )
+            }
+            "character varying" | "character" | "bit" => {
+                nums.first().is_none_or(|n| self.char_len == Some(*n))
+            }
+            t if t.starts_with("time") => nums
+                .first()
+                .is_none_or(|n| self.datetime_precision == Some(*n)),
+            _ => true,
         }
     }
 
@@ -108,8 +161,32 @@ fn int_bits(t: &MySqlType) -> u32 {
     if t.unsigned { bits + 1 } else { bits }
 }
 
-/// Why the target column cannot hold every value of the source column, if it cannot.
-pub fn type_problem(src: &Column, tgt: &TargetColumn, target: Engine) -> Option<String> {
+/// Why the target column cannot hold every value of the source column, if it cannot. The type the
+/// profile writes for the column is accepted as it is (the catalog decided it, with its notes: the
+/// audit proposes it and `--live-setup` creates it, `tests/profile_agreement.rs`); any other type must
+/// hold every value, and the message names the profile's type.
+pub fn type_problem(
+    src: &Column,
+    tgt: &TargetColumn,
+    target: Engine,
+    profile: Option<&Profile>,
+) -> Option<String> {
+    let want = profile.map(|p| (p, crate::schema::target::column_type(p, src)));
+    if let Some((_, ty)) = &want
+        && target == Engine::Postgres
+        && tgt.is(ty)
+    {
+        return None;
+    }
+    let problem = holds_every_value(src, tgt, target)?;
+    Some(match want {
+        Some((p, ty)) => format!("{problem} (the {} profile uses {ty})", p.id),
+        None => problem,
+    })
+}
+
+/// The width rules: can `tgt` hold every value of `src`?
+fn holds_every_value(src: &Column, tgt: &TargetColumn, target: Engine) -> Option<String> {
     let t = &src.mysql_type;
     if target == Engine::MySql {
         let want = t.text.to_lowercase();

@@ -370,6 +370,19 @@ pub async fn verify(
         },
     };
     let tcols = check::target_columns(&mut conns.tgt).await?;
+    // The profile whose type map says what each column becomes on the target: the one named, else
+    // the one the target URL implies.
+    let profile = match opts
+        .profile
+        .as_deref()
+        .or_else(|| crate::profile::default_for(&opts.target))
+    {
+        Some(id) => Some(
+            crate::profile::load_profile(id, None)
+                .map_err(|e| VerifyError::Other(e.to_string()))?,
+        ),
+        None => None,
+    };
     let mut fix = match &opts.fix_sql {
         Some(p) => Some(
             fix::FixWriter::create(
@@ -443,7 +456,9 @@ pub async fn verify(
             match tc.get(&c.name.to_lowercase()) {
                 None => schema_notes.push(format!("column {} is missing on the target", c.name)),
                 Some(dt) => {
-                    if let Some(p) = check::type_problem(c, dt, opts.target.engine) {
+                    if let Some(p) =
+                        check::type_problem(c, dt, opts.target.engine, profile.as_ref())
+                    {
                         schema_notes.push(format!("column {}: {p}", c.name));
                     }
                     cols.push(EncodedColumn {
