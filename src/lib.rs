@@ -1,7 +1,9 @@
 //! cutover: tells a team whether it is safe to move a MySQL application onto another database.
 //!
-//! Data flows one way: log → events ([`capture`]) → workload ([`workload`]) → digest and the later
-//! stages → report ([`report`]). Stages meet only in the plain data types of [`workload`].
+//! Data flows one way: log → events ([`capture`]) → [`digest`], [`audit`], [`replay`], [`verify`] →
+//! results printed by [`render`]. Each stage is entered only through what its `mod.rs` exports; stages
+//! meet in the plain serde types of the shared pieces: [`workload`] (events, the result header),
+//! [`profile`] (target profiles, findings, rewrites), [`schema`], [`sql`], [`db`].
 
 pub mod audit;
 pub mod capture;

@@ -141,7 +141,7 @@ fn audit(a: AuditArgs) -> Result<ExitCode> {
 }
 
 fn replay(a: ReplayArgs) -> Result<ExitCode> {
-    use cutover::replay::scenario::ReplaySettings;
+    use cutover::replay::ReplaySettings;
     let flag = |b: bool| b.then_some(true);
     let flags = ReplaySettings {
         logs: a.logs,
@@ -166,11 +166,18 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
     };
     let mut opts = flags.over(file).resolve()?;
     opts.progress = !a.out.quiet && io::stderr().is_terminal();
+    if let (true, Some(p), Some(_)) = (opts.rewrite, &opts.profile, &opts.target) {
+        // What to rewrite comes from the audit of the same capture.
+        let mut run = cutover::audit::AuditRun::new(opts.logs.clone(), &p.id);
+        run.capture = opts.capture.clone();
+        let audit = cutover::audit::run(&run, &TermProgress::new(a.out.quiet))?;
+        opts.rewrites = Some(std::sync::Arc::new(audit.rewrites()));
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let report = runtime.block_on(cutover::replay::runner::replay(opts))?;
+    let report = runtime.block_on(cutover::replay::run(opts))?;
     print(&report, &a.out, None, report.failed())
 }
 
@@ -184,7 +191,7 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
         })?;
         reports.push(r);
     }
-    let merged = cutover::replay::merge::merge(reports).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let merged = cutover::replay::merge(reports).map_err(|e| anyhow::anyhow!("{e}"))?;
     print(&merged, &a.out, None, merged.failed())
 }
 

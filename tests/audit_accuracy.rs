@@ -10,7 +10,7 @@
 
 mod common;
 
-use cutover::audit::input::script_statements;
+use cutover::audit::script_statements;
 use cutover::audit::{AuditOptions, Context, Verdict, audit_all};
 use cutover::profile::load_profile;
 use cutover::schema::ddl::schema_from_ddl;

@@ -6,8 +6,8 @@
 
 mod common;
 
-use cutover::capture::records::ChunkEnd;
-use cutover::capture::{CaptureOptions, general, read_all, slow};
+use cutover::capture::ChunkEnd;
+use cutover::capture::{CaptureOptions, read_all, read_general_chunk, read_slow_chunk};
 use cutover::sql::fingerprint::Fingerprinter;
 use cutover::sql::redact::redact;
 use cutover::sql::split::split_statements;
@@ -160,7 +160,7 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic_the_chunk_readers(bytes in prop::collection::vec(any::<u8>(), 0..2000), cut in any::<usize>(), eof in any::<bool>()) {
         let limit = if bytes.is_empty() { 0 } else { cut % (bytes.len() + 1) };
-        for out in [slow::read_chunk(&bytes, 0, limit, eof, 0), general::read_chunk(&bytes, 0, limit, eof, 0)] {
+        for out in [read_slow_chunk(&bytes, 0, limit, eof, 0), read_general_chunk(&bytes, 0, limit, eof, 0)] {
             for r in &out.records {
                 prop_assert!(r.sql.start <= r.sql.end && r.sql.end <= limit);
             }

@@ -6,7 +6,7 @@
 //! auditing a 10 GB capture means auditing its few hundred distinct statements once each.
 
 use super::StatementOrigin;
-use crate::capture::input::Hashed;
+use crate::capture::Hashed;
 use crate::capture::{CaptureError, CaptureOptions, EventReader};
 use crate::sql::fingerprint::fingerprint;
 use crate::sql::fingerprint::{fingerprint_id, format_id};

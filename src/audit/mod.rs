@@ -2,24 +2,28 @@
 //! with reasons and rewrites, whether it runs unchanged (`ok`), runs with different results (`warn`)
 //! or is rejected (`fail`).
 //!
-//! Detectors are code; what they mean for a target is data ([`catalog`]): a detector reports a hit
+//! Detectors are code; what they mean for a target is data ([`crate::profile`]): a detector reports a hit
 //! under a rule id, and the target profile gives the rule's severity, message, rewrite and evidence
-//! (or switches it off). Statements are checked on their tokens ([`lexical`], [`tokens`]) and, when
-//! sqlparser can parse them, on the AST with a schema-aware type checker ([`ast`], [`typing`]).
+//! (or switches it off). Statements are checked on their tokens (`lexical`, `tokens`) and, when
+//! sqlparser can parse them, on the AST with a schema-aware type checker (`ast`, `typing`).
 
-pub mod ast;
-pub mod input;
-pub mod lexical;
-pub mod live;
-pub mod rewrite;
+mod ast;
+mod input;
+mod lexical;
+mod live;
+#[cfg(test)]
+mod rewrite;
 mod run;
-pub mod timeseries;
-pub mod tokens;
-pub mod typing;
+mod timeseries;
+mod tokens;
+mod typing;
 
+pub use crate::profile::Finding;
 use crate::profile::{Profile, Severity};
 use crate::schema::Schema;
 use crate::workload::Header;
+pub use input::{AuditInput, DistinctStatement, InputError, script_statements};
+pub use live::{LiveAnswer, LiveSummary};
 pub use run::{AuditError, AuditRun, SchemaSource, run};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -78,26 +82,6 @@ pub enum Verdict {
     Warn,
     /// The target rejects it.
     Fail,
-}
-
-/// One finding on a statement.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Finding {
-    pub rule: String,
-    pub category: String,
-    pub severity: Severity,
-    pub title: String,
-    pub message: String,
-    /// What exactly triggered it.
-    pub detail: Option<String>,
-    pub rewrite: Option<String>,
-    pub evidence: Option<String>,
-    pub confidence: Option<String>,
-    /// 1-based line and column in the input (file position for .sql inputs).
-    pub line: Option<u64>,
-    pub column: Option<u64>,
-    /// What the live target answered, when `--live` was given.
-    pub live: Option<String>,
 }
 
 /// Where a statement came from.
@@ -172,6 +156,22 @@ pub struct AuditReport {
     pub proposed_ddl: Vec<String>,
     /// Log notes (skipped records, truncated files).
     pub input_notes: Vec<String>,
+}
+
+impl AuditReport {
+    /// The findings per fingerprint, for a replay that rewrites statements for the target
+    /// (`replay --rewrite`): the replay applies the profile's rewriter with them.
+    pub fn rewrites(&self) -> crate::profile::Rewrites {
+        let mut r = crate::profile::Rewrites::default();
+        for st in &self.statements {
+            if let Ok(id) = u64::from_str_radix(&st.fingerprint_id, 16) {
+                r.by_fingerprint
+                    .entry(id)
+                    .or_insert_with(|| std::sync::Arc::new(st.findings.clone()));
+            }
+        }
+        r
+    }
 }
 
 /// Options that shape the checks.
@@ -430,7 +430,7 @@ pub fn audit_statement(
     let rewrite = if verdict == Verdict::Ok {
         None
     } else {
-        rewrite::rewrite_with(&st.sample, ctx, &findings)
+        crate::profile::rewrite::rewrite_with(&st.sample, ctx.profile, &findings)
             .filter(|r| r.complete)
             .map(|r| r.sql)
     };

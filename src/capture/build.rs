@@ -21,7 +21,6 @@ pub struct PreEvent {
     pub multi: Option<(u16, u16)>,
     pub redacted: bool,
     pub non_utf8: bool,
-    pub unterminated: bool,
     /// For `USE db` statements: the database they switch to (unquoted).
     pub switches_db: Option<Vec<u8>>,
 }
@@ -59,14 +58,7 @@ pub fn build_events(buf: &[u8], records: ChunkRecords, known: &HashSet<u64>) -> 
                     // An empty statement (a bare `;`): keep it as an event so nothing vanishes.
                     let id =
                         note_fp(&mut fper, &mut fp_buf, b"", &mut local, known, &mut new_fps).0;
-                    events.push(pre(
-                        ri,
-                        command,
-                        Vec::new(),
-                        id,
-                        None,
-                        FingerprintInfo::default(),
-                    ));
+                    events.push(pre(ri, command, Vec::new(), id, None));
                     continue;
                 }
                 for (k, (a, b)) in parts.into_iter().enumerate() {
@@ -87,7 +79,7 @@ pub fn build_events(buf: &[u8], records: ChunkRecords, known: &HashSet<u64>) -> 
                     } else {
                         None
                     };
-                    let mut ev = pre(ri, command, stmt.to_vec(), id, multi, info);
+                    let mut ev = pre(ri, command, stmt.to_vec(), id, multi);
                     if info.mentions_password || memchr::memmem::find(stmt, b"<secret>").is_some() {
                         let red = redact(stmt);
                         if red.masked > 0 || red.server_masked {
@@ -107,14 +99,7 @@ pub fn build_events(buf: &[u8], records: ChunkRecords, known: &HashSet<u64>) -> 
                 if !known.contains(&id) && local.insert(id) {
                     new_fps.push((id, fp));
                 }
-                events.push(pre(
-                    ri,
-                    command,
-                    text.to_vec(),
-                    id,
-                    None,
-                    FingerprintInfo::default(),
-                ));
+                events.push(pre(ri, command, text.to_vec(), id, None));
             }
         }
     }
@@ -131,7 +116,6 @@ fn pre(
     sql: Vec<u8>,
     fingerprint_id: u64,
     multi: Option<(u16, u16)>,
-    info: FingerprintInfo,
 ) -> PreEvent {
     let non_utf8 = std::str::from_utf8(&sql).is_err();
     PreEvent {
@@ -142,7 +126,6 @@ fn pre(
         multi,
         redacted: false,
         non_utf8,
-        unterminated: info.unterminated,
         switches_db: None,
     }
 }

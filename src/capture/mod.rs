@@ -1,24 +1,24 @@
 //! Capture: reads MySQL/MariaDB/Percona general and slow query logs into the normalized event stream.
 //!
 //! Files are read in batches of a few megabytes. Each batch ends at a line where a record starts and is
-//! cut into chunks, also at record starts, which are read in parallel ([`general`], [`slow`],
-//! [`build`]); a sequential pass ([`resolve`]) then applies state carried from record to record. A
+//! cut into chunks, also at record starts, which are read in parallel (`general`, `slow`,
+//! `build`); a sequential pass (`resolve`) then applies state carried from record to record. A
 //! record that runs past its chunk inside a string literal (a chunk was cut at a line that only looked
 //! like a record start) is re-read sequentially with the rest of the batch, and past the batch it is
 //! carried into the next one, so the result is the same as a sequential read.
 //!
 //! Memory holds one batch, its events and two read-ahead blocks, whatever the size of the input.
 
-pub mod build;
+mod build;
 /// The diagnostics types live in the shared workload model; this path stays for the readers.
 pub(crate) use crate::workload::diag;
-pub mod detect;
-pub mod general;
-pub mod input;
-pub mod lines;
-pub mod records;
-pub mod resolve;
-pub mod slow;
+mod detect;
+mod general;
+mod input;
+mod lines;
+mod records;
+mod resolve;
+mod slow;
 
 use crate::workload::{Event, LogType};
 use build::{ChunkEvents, build_events};
@@ -27,7 +27,7 @@ use detect::Sniff;
 use diag::{Diagnostics, Issue, Note};
 use input::InputProgress;
 use rayon::prelude::*;
-use records::{ChunkEnd, ChunkRecords};
+use records::ChunkRecords;
 use resolve::Resolver;
 use rustc_hash::FxHashSet as HashSet;
 use std::io;
@@ -78,6 +78,12 @@ pub enum CaptureError {
 
 pub use crate::workload::InputSummary;
 use crate::workload::{Progress, Unit};
+/// The chunk readers and what they say about a chunk's end, for the fuzzer that checks the parallel
+/// read against a sequential one (`tests/fuzz_parsers.rs`).
+pub use general::read_chunk as read_general_chunk;
+pub use input::{Hashed, InputError};
+pub use records::ChunkEnd;
+pub use slow::read_chunk as read_slow_chunk;
 
 /// A batch of events, in log order.
 pub struct Batch {

@@ -34,9 +34,6 @@ impl Span {
     pub fn get<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
         &buf[self.start..self.end]
     }
-    pub fn is_empty(&self) -> bool {
-        self.start >= self.end
-    }
 }
 
 /// One log record as read, before any state from earlier records is applied.

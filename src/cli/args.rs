@@ -166,7 +166,7 @@ pub struct ReplayArgs {
     pub max_speed: bool,
     /// reads (default): only statements that cannot change data; all: writes and transactions too.
     #[arg(long)]
-    pub mode: Option<cutover::replay::plan::Mode>,
+    pub mode: Option<cutover::replay::Mode>,
     /// Required with --mode all: you replay against copies you may write to.
     #[arg(long)]
     pub allow_writes: bool,

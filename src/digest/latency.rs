@@ -64,10 +64,6 @@ impl LatencyRecorder {
         }
     }
 
-    pub fn count(&self) -> u64 {
-        self.count
-    }
-
     pub fn summary(&self) -> Option<LatencySummary> {
         if self.count == 0 {
             return None;

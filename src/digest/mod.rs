@@ -4,8 +4,8 @@
 //! fingerprints, sessions and seconds, never by the number of events. [`Digest`] is the one result type
 //! every printer (text, JSON) renders.
 
-pub mod concurrency;
-pub mod latency;
+mod concurrency;
+mod latency;
 
 use crate::capture::{CaptureError, CaptureOptions, EventReader};
 use crate::sql::fingerprint::{fingerprint_id, format_id};

@@ -5,11 +5,14 @@
 //! everywhere.
 
 mod catalog;
+mod finding;
+pub mod rewrite;
 mod types;
 
 pub use catalog::{
     BUILTIN, CatalogError, FunctionMapping, Profile, Rule, Severity, TypeMapping, load_profile,
 };
+pub use finding::{Finding, Rewrites};
 
 /// The profile a target URL implies when none is named: its scheme says which server it is
 /// (`kingbase://` means a cluster in MySQL mode; name `kingbase-pg` otherwise). None for MySQL.

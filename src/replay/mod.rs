@@ -3,25 +3,29 @@
 //! compared per fingerprint with a significance test.
 //!
 //! Data flows one way: the capture's event stream ([`crate::capture::EventReader`]) is planned per
-//! fingerprint ([`plan`]), dispatched to per-session workers on each side ([`runner`]), and their
+//! fingerprint (`plan`), dispatched to per-session workers on each side (`runner`), and their
 //! results meet in one comparator that tallies [`ReplayReport`]. The sides never wait for each other:
 //! each has its own connections and its own clock, so a slow target does not slow the source's
 //! figures; only the comparator pairs their results, and the bounded queues between dispatcher and
 //! workers bound memory.
 
-pub mod compare;
-pub mod merge;
-pub mod plan;
-pub mod runner;
-pub mod scenario;
-pub mod stats;
+mod compare;
+mod merge;
+mod plan;
+mod runner;
+mod scenario;
+mod stats;
+
+pub use merge::merge;
+pub use plan::{Mode, SkipReason};
+pub use runner::{ReplayError, replay as run};
+pub use scenario::{ReplaySettings, ScenarioError};
+pub use stats::{LatencySummary, RegressionRule, RegressionTest, SerializedLatency};
 
 use crate::db::Endpoint;
 use crate::db::value::Tolerance;
 use crate::workload::Header;
-use plan::Mode;
 use serde::{Deserialize, Serialize};
-use stats::{LatencySummary, RegressionRule, RegressionTest, SerializedLatency};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -45,6 +49,9 @@ pub struct ReplayOptions {
     /// The target profile, for `--rewrite`.
     pub profile: Option<crate::profile::Profile>,
     pub rewrite: bool,
+    /// With `rewrite`: the audit's findings per fingerprint of the same capture, which say what the
+    /// profile's rewriter translates (the caller runs the audit; replay never does).
+    pub rewrites: Option<std::sync::Arc<crate::profile::Rewrites>>,
     pub pace: Pace,
     pub mode: Mode,
     /// Stop after this long (wall time).

@@ -8,11 +8,12 @@ use super::plan::{
 };
 use super::stats::{Latency, regression};
 use super::*;
-use crate::audit::{AuditOptions, Context as AuditContext, Finding};
 use crate::capture::EventReader;
 use crate::db::compare::OutcomeComparison;
 use crate::db::exec::{Outcome, Session};
 use crate::db::{DbError, Engine};
+use crate::profile::Finding;
+use crate::profile::rewrite::rewrite_with;
 use crate::sql::fingerprint::format_id;
 use crate::workload::Command;
 use crate::workload::{Endpoints, Header, InputRef, SchemaId};
@@ -370,13 +371,9 @@ async fn dispatch(
     let mut seq = 0u64;
     let mut order_counter = 0u64;
     let budget = Arc::new(tokio::sync::Semaphore::new(QUEUED_JOBS));
-    let audit_opts = AuditOptions::default();
-    let rewrite_ctx = match (&opts.profile, opts.rewrite && opts.target.is_some()) {
-        (Some(p), true) => Some(AuditContext {
-            profile: p,
-            schema: None,
-            options: &audit_opts,
-        }),
+    // The audit's findings, handed over by the caller, say what to rewrite for the target.
+    let rewrite = match (&opts.profile, &opts.rewrites, opts.target.is_some()) {
+        (Some(p), Some(r), true) => Some((p, r.clone())),
         _ => None,
     };
     'read: while let Some(msg) = batches.recv().await {
@@ -472,16 +469,7 @@ async fn dispatch(
             let (p, findings) = plans
                 .entry(fp)
                 .or_insert_with(|| {
-                    let findings = rewrite_ctx.as_ref().map(|ctx| {
-                        let text = String::from_utf8_lossy(&sql);
-                        let (hits, _) = crate::audit::detect(&text, ctx);
-                        let origin = crate::audit::StatementOrigin {
-                            file: String::new(),
-                            line: 1,
-                            column: 1,
-                        };
-                        Arc::new(crate::audit::judge(&hits, &text, &origin, ctx.profile).0)
-                    });
+                    let findings = rewrite.as_ref().and_then(|(_, r)| r.findings(fp).cloned());
                     (Arc::new(plan(&sql, opts.mode)), findings)
                 })
                 .clone();
@@ -491,14 +479,12 @@ async fn dispatch(
             }
             *s.counts.entry(fp).or_default() += 1;
             let mut target_sql = None;
-            if let (Some(ctx), Some(f)) = (&rewrite_ctx, &findings)
+            if let (Some((profile, _)), Some(f)) = (&rewrite, &findings)
                 && p.skip.is_none()
                 && p.control == Control::None
                 && !f.is_empty()
             {
-                if let Some(r) =
-                    crate::audit::rewrite::rewrite_with(&String::from_utf8_lossy(&sql), ctx, f)
-                {
+                if let Some(r) = rewrite_with(&String::from_utf8_lossy(&sql), profile, f) {
                     if r.complete {
                         *s.rewritten.entry(fp).or_default() += 1;
                     } else {

@@ -190,6 +190,7 @@ impl ReplaySettings {
             target,
             profile,
             rewrite,
+            rewrites: None,
             pace,
             mode,
             duration,

@@ -59,10 +59,6 @@ impl Latency {
         }
     }
 
-    pub fn count(&self) -> u64 {
-        self.hist.len()
-    }
-
     /// Folds another side's or shard's latencies in. The merged sample stays uniform: each part
     /// contributes in proportion to how many values it saw.
     pub fn merge(&mut self, other: &Latency) {
@@ -341,13 +337,13 @@ mod tests {
         let mut m = Latency::decode(&lat(1..=1000).encode()).unwrap();
         m.merge(&lat((1001..=2000).map(|v| v * 1000)));
         assert_eq!(
-            m.count(),
+            m.hist.len(),
             2000,
             "a decoded histogram grows to take larger values"
         );
         let mut m = lat(1..=1000);
         m.merge(&lat(1001..=2000));
-        assert_eq!(m.count(), 2000);
+        assert_eq!(m.hist.len(), 2000);
         assert_eq!(m.sample.len(), RESERVOIR);
         assert!((m.summary().p50 - 1.0).abs() < 0.02, "{:?}", m.summary());
     }

@@ -7,12 +7,11 @@ use crate::db::Engine;
 use crate::db::value::Value;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub struct FixWriter {
     out: BufWriter<File>,
     engine: Engine,
-    path: PathBuf,
     pub statements: u64,
 }
 
@@ -34,13 +33,8 @@ impl FixWriter {
         Ok(FixWriter {
             out,
             engine,
-            path: path.to_path_buf(),
             statements: 0,
         })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     pub fn raw(&mut self, statement: &str) -> io::Result<()> {

@@ -1,5 +1,5 @@
 //! Verify: do source and target hold the same rows? Both servers compute, inside a consistent
-//! snapshot, the row count and the sum of a per-row hash of a canonical text ([`encode`]) per chunk,
+//! snapshot, the row count and the sum of a per-row hash of a canonical text (`encode`) per chunk,
 //! so only digests travel. Tables keyed by one integer column are chunked by key range; tables with
 //! string, temporal or composite keys are bucketed by the hash of their key text (collations order
 //! strings differently on the two engines, hashes do not); tables without a unique key are compared
@@ -10,12 +10,12 @@
 //! rows in flight during double-writes are not reported; `--fix-sql` writes the repairs;
 //! `--checkpoint` lets an interrupted run resume; [`watch`] repeats the check until it converges.
 
-pub mod check;
-pub mod data;
-pub mod encode;
-pub mod filter;
-pub mod fix;
-pub mod plan;
+mod check;
+mod data;
+mod encode;
+mod filter;
+mod fix;
+mod plan;
 
 use crate::db::value::{Tolerance, Value};
 use crate::db::{DbError, Endpoint};
