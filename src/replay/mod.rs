@@ -9,12 +9,18 @@
 //! figures; only the comparator pairs their results, and the bounded queues between dispatcher and
 //! workers bound memory.
 
+mod comparator;
 mod compare;
+mod dispatch;
+mod gate;
+mod job;
 mod merge;
 mod plan;
 mod runner;
 mod scenario;
 mod stats;
+mod summary;
+mod worker;
 
 pub use merge::merge;
 pub use plan::{Mode, SkipReason};

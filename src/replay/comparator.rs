@@ -1,0 +1,464 @@
+//! The comparator: pairs the two sides' results as they arrive, tells races from mismatches, and
+//! keeps the statistics.
+
+use super::compare::{compare, row_diff};
+use super::job::*;
+use super::plan::{CompareMode, Mode, SkipReason};
+use super::stats::Latency;
+use super::*;
+use crate::db::compare::OutcomeComparison;
+use crate::sql::fingerprint::format_id;
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::mpsc;
+
+#[derive(Default)]
+pub(super) struct SideAcc {
+    pub(super) statements: u64,
+    pub(super) errors: u64,
+    pub(super) commits: u64,
+    pub(super) skipped: BTreeMap<SkipReason, u64>,
+    pub(super) latency: Latency,
+    pub(super) lag: Latency,
+    pub(super) slices: Vec<(u64, u64, u64, Latency)>,
+    pub(super) reconnects: u64,
+    pub(super) first_at: Option<u64>,
+    pub(super) last_at: u64,
+}
+
+#[derive(Default)]
+pub(super) struct FpSideAcc {
+    pub(super) statements: u64,
+    pub(super) errors: u64,
+    pub(super) latency: Latency,
+    pub(super) first_error: Option<String>,
+}
+
+#[derive(Default)]
+pub(super) struct FpAcc {
+    pub(super) compared: u64,
+    pub(super) mismatches: u64,
+    pub(super) not_comparable: u64,
+    pub(super) not_comparable_reason: Option<String>,
+    pub(super) source: FpSideAcc,
+    pub(super) target: FpSideAcc,
+}
+
+#[derive(Default)]
+pub(super) struct Acc {
+    pub(super) sides: FxHashMap<u8, SideAcc>,
+    pub(super) fps: FxHashMap<u64, FpAcc>,
+    pub(super) groups: FxHashMap<(u64, &'static str), MismatchGroup>,
+    pub(super) compared: u64,
+    pub(super) mismatches: u64,
+    pub(super) not_comparable: u64,
+    pub(super) both_failed: u64,
+    pub(super) concurrent_races: u64,
+    /// Per side: the statements that published writes (see `Published`).
+    pub(super) published: [std::collections::VecDeque<Published>; 2],
+    /// Mismatches that may be races, decided once the sides have moved past them.
+    pub(super) suspects: Vec<Suspect>,
+    /// The latest start seen per side.
+    pub(super) watermark: [u64; 2],
+}
+
+/// A write made visible: (start µs, end µs, session, seq, tables). It became visible somewhere in
+/// between; (session, seq) names the same statement on both sides.
+pub(super) type Published = (u64, u64, u64, u64, Arc<Vec<String>>);
+
+/// A mismatch in `--mode all` waiting to be told apart from a race between sessions.
+pub(super) struct Suspect {
+    pub(super) job: Arc<Job>,
+    pub(super) category: &'static str,
+    pub(super) reason: String,
+    pub(super) diff: Vec<String>,
+    /// (snapshot start, end) per side, µs.
+    pub(super) windows: [(u64, u64); 2],
+}
+
+/// Margin around a statement's window within which another session's commit counts as a race.
+pub(super) const RACE_MARGIN_US: u64 = 2_000;
+
+pub(super) fn side_key(s: Side) -> u8 {
+    match s {
+        Side::Source => 0,
+        Side::Target => 1,
+    }
+}
+
+pub(super) fn record(acc: &mut Acc, d: &Done) {
+    let sa = acc.sides.entry(side_key(d.side)).or_default();
+    let fa = acc.fps.entry(d.job.fp).or_default();
+    let fs = match d.side {
+        Side::Source => &mut fa.source,
+        Side::Target => &mut fa.target,
+    };
+    match &d.res {
+        Res::Skipped(r) => *sa.skipped.entry(*r).or_default() += 1,
+        res => {
+            sa.statements += 1;
+            fs.statements += 1;
+            sa.latency.record(d.latency_us);
+            fs.latency.record(d.latency_us);
+            sa.lag.record(d.lag_us + 1);
+            sa.first_at = Some(sa.first_at.map_or(d.at_us, |f| f.min(d.at_us)));
+            sa.last_at = sa.last_at.max(d.at_us + d.latency_us);
+            let slice = (d.at_us / 10_000_000) as usize;
+            if sa.slices.len() <= slice {
+                sa.slices.resize_with(slice + 1, Default::default);
+            }
+            let sl = &mut sa.slices[slice];
+            sl.0 += 1;
+            sl.3.record(d.latency_us);
+            if let Res::Error { code, message } = res {
+                sa.errors += 1;
+                fs.errors += 1;
+                sl.1 += 1;
+                fs.first_error
+                    .get_or_insert_with(|| format!("{code}: {message}"));
+            }
+            if d.commit {
+                sa.commits += 1;
+                sl.2 += 1;
+            }
+            if d.reconnected {
+                sa.reconnects += 1;
+            }
+        }
+    }
+}
+
+pub(super) fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) {
+    let job = &src.job;
+    let fa = acc.fps.entry(job.fp).or_default();
+    let category: &'static str;
+    let (reason, diff) = match (&src.res, &tgt.res) {
+        (Res::Skipped(_), _) | (_, Res::Skipped(_)) => return,
+        _ if matches!(job.plan.compare, CompareMode::NotComparable { .. }) => {
+            acc.not_comparable += 1;
+            fa.not_comparable += 1;
+            if let CompareMode::NotComparable { reason } = &job.plan.compare {
+                fa.not_comparable_reason
+                    .get_or_insert_with(|| reason.clone());
+            }
+            return;
+        }
+        (Res::Error { .. }, Res::Error { .. }) => {
+            acc.both_failed += 1;
+            acc.compared += 1;
+            fa.compared += 1;
+            return;
+        }
+        (Res::Rows(_), Res::Error { code, message }) => {
+            category = "error_on_target";
+            (
+                format!("only the target failed: {code}: {message}"),
+                Vec::new(),
+            )
+        }
+        (Res::Error { code, message }, Res::Rows(_)) => {
+            category = "error_on_source";
+            (
+                format!("only the source failed: {code}: {message}"),
+                Vec::new(),
+            )
+        }
+        (Res::Rows(a), Res::Rows(b)) => match compare(
+            a,
+            b,
+            &job.plan.compare,
+            &job.plan.order_items,
+            &opts.tolerance,
+        ) {
+            OutcomeComparison::Same { .. } => {
+                acc.compared += 1;
+                fa.compared += 1;
+                return;
+            }
+            OutcomeComparison::Differs { reason, .. } => {
+                category = if reason.contains("different order") {
+                    "order"
+                } else if a.sets.is_empty() && b.sets.is_empty() {
+                    "affected_rows"
+                } else {
+                    "rows"
+                };
+                let diff = if category == "rows" || category == "order" {
+                    row_diff(a, b, 12)
+                } else {
+                    Vec::new()
+                };
+                (reason, diff)
+            }
+        },
+    };
+    if opts.mode == Mode::All
+        && !(job.plan.tables_read.is_empty() && job.plan.tables_written.is_empty())
+    {
+        acc.suspects.push(Suspect {
+            job: job.clone(),
+            category,
+            reason,
+            diff,
+            windows: [
+                (src.snapshot_us, src.at_us + src.latency_us),
+                (tgt.snapshot_us, tgt.at_us + tgt.latency_us),
+            ],
+        });
+        return;
+    }
+    count_mismatch(acc, job, category, reason, diff, opts);
+}
+
+pub(super) fn count_mismatch(
+    acc: &mut Acc,
+    job: &Arc<Job>,
+    category: &'static str,
+    reason: String,
+    diff: Vec<String>,
+    opts: &ReplayOptions,
+) {
+    let fa = acc.fps.entry(job.fp).or_default();
+    acc.compared += 1;
+    acc.mismatches += 1;
+    fa.compared += 1;
+    fa.mismatches += 1;
+    let g = acc
+        .groups
+        .entry((job.fp, category))
+        .or_insert_with(|| MismatchGroup {
+            category: category.to_string(),
+            id: format_id(job.fp),
+            ..Default::default()
+        });
+    g.count += 1;
+    if g.examples.len() < opts.examples {
+        let mut sql = String::from_utf8_lossy(&job.sql).into_owned();
+        if sql.len() > 2000 {
+            sql.truncate(sql.char_indices().nth(2000).map_or(sql.len(), |(i, _)| i));
+            sql.push('…');
+        }
+        g.examples.push(MismatchExample {
+            session: job.session,
+            seq: job.seq,
+            sql,
+            target_sql: job.target_sql.clone(),
+            reason,
+            diff,
+        });
+    }
+}
+
+/// Each side's published writes by (session, seq): (start, end) µs.
+pub(super) type PublishedIndex = [FxHashMap<(u64, u64), (u64, u64)>; 2];
+
+/// Whether a statement of `session` that touched `tables` and ran within `windows` (per side:
+/// snapshot start, end) may have raced another session's write. Where such a write fell against
+/// the statement on a side: visible to it (ended before its snapshot), not (began after it ended),
+/// or overlapping. A race is an overlap on either side, or a write the two sides placed differently
+/// (before the statement on one, after it on the other), though neither side overlapped.
+pub(super) fn raced(
+    windows: [(u64, u64); 2],
+    session: u64,
+    tables: &[&String],
+    published: &[std::collections::VecDeque<Published>; 2],
+    index: &PublishedIndex,
+) -> bool {
+    let place = |side: usize, start: u64, end: u64| -> Option<bool> {
+        let (from, to) = windows[side];
+        if end + RACE_MARGIN_US < from {
+            Some(true)
+        } else if start > to + RACE_MARGIN_US {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    (0..2).any(|side| {
+        published[side]
+            .iter()
+            .filter(|(_, _, s, _, t)| *s != session && t.iter().any(|x| tables.contains(&x)))
+            .any(|(start, end, s, seq, _)| {
+                let here = place(side, *start, *end);
+                // The other side's copy of the same write; pruned ones ended long before.
+                let there = index[1 - side]
+                    .get(&(*s, *seq))
+                    .map_or(Some(true), |(a, b)| place(1 - side, *a, *b));
+                here.is_none() || there.is_none() || here != there
+            })
+    })
+}
+
+/// Decides suspects whose windows the sides have moved well past (all of them when `all`), and
+/// forgets published writes no remaining suspect can race with.
+pub(super) fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
+    let horizon = acc.watermark[0]
+        .min(acc.watermark[1])
+        .saturating_sub(5_000_000);
+    let suspects = std::mem::take(&mut acc.suspects);
+    // Each side's published writes by (session, seq), built once for the suspects decided now.
+    let mut index: PublishedIndex = Default::default();
+    let due = |sp: &Suspect| all || sp.windows[0].1.max(sp.windows[1].1) <= horizon;
+    if suspects.iter().any(due) {
+        for (side, log) in acc.published.iter().enumerate() {
+            index[side] = log
+                .iter()
+                .map(|(start, end, session, seq, _)| ((*session, *seq), (*start, *end)))
+                .collect();
+        }
+    }
+    for sp in suspects {
+        if !due(&sp) {
+            acc.suspects.push(sp);
+            continue;
+        }
+        let tables: Vec<&String> = sp
+            .job
+            .plan
+            .tables_read
+            .iter()
+            .chain(sp.job.plan.tables_written.iter())
+            .collect();
+        let raced = raced(sp.windows, sp.job.session, &tables, &acc.published, &index);
+        if raced {
+            acc.concurrent_races += 1;
+            let fa = acc.fps.entry(sp.job.fp).or_default();
+            fa.not_comparable += 1;
+            fa.not_comparable_reason.get_or_insert_with(|| "a concurrent session committed writes to the same tables while it ran (sessions raced differently on each side)".into());
+            acc.not_comparable += 1;
+        } else {
+            count_mismatch(acc, &sp.job, sp.category, sp.reason, sp.diff, opts);
+        }
+    }
+    let keep_from = acc
+        .suspects
+        .iter()
+        .map(|s| s.windows[0].0.min(s.windows[1].0))
+        .min()
+        .unwrap_or(horizon)
+        .min(horizon)
+        .saturating_sub(10_000_000);
+    for log in &mut acc.published {
+        while log
+            .front()
+            .is_some_and(|(_, end, _, _, _)| *end < keep_from)
+        {
+            log.pop_front();
+        }
+    }
+}
+
+pub(super) async fn compare_loop(
+    mut rx: mpsc::Receiver<Done>,
+    opts: Arc<ReplayOptions>,
+    start: Instant,
+) -> Acc {
+    let mut acc = Acc::default();
+    let mut pending: FxHashMap<u64, Done> = FxHashMap::default();
+    let two_sided = opts.target.is_some();
+    let bar = if opts.progress {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        Some(b)
+    } else {
+        None
+    };
+    let mut n = 0u64;
+    while let Some(d) = rx.recv().await {
+        record(&mut acc, &d);
+        n += 1;
+        let k = side_key(d.side) as usize;
+        acc.watermark[k] = acc.watermark[k].max(d.at_us);
+        if let Some(p) = &d.published {
+            acc.published[k].push_back((
+                d.at_us,
+                d.at_us + d.latency_us,
+                d.job.session,
+                d.job.seq,
+                p.clone(),
+            ));
+        }
+        if n.is_multiple_of(10_000) {
+            settle(&mut acc, &opts, false);
+        }
+        if let Some(b) = &bar
+            && n.is_multiple_of(1000)
+        {
+            b.set_message(format!(
+                "replaying: {} results, {} compared, {} mismatches, {:.0} s",
+                n,
+                acc.compared,
+                acc.mismatches,
+                start.elapsed().as_secs_f64()
+            ));
+            b.tick();
+        }
+        if !two_sided {
+            continue;
+        }
+        match pending.remove(&d.job.seq) {
+            Some(other) => {
+                let (s, t) = if d.side == Side::Source {
+                    (&d, &other)
+                } else {
+                    (&other, &d)
+                };
+                pair(&mut acc, s, t, &opts);
+            }
+            None => {
+                pending.insert(d.job.seq, d);
+            }
+        }
+    }
+    settle(&mut acc, &opts, true);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    fn logs(a: &[Published], b: &[Published]) -> ([VecDeque<Published>; 2], PublishedIndex) {
+        let published = [a.iter().cloned().collect(), b.iter().cloned().collect()];
+        let mut index: PublishedIndex = Default::default();
+        for (side, log) in [a, b].iter().enumerate() {
+            index[side] = log.iter().map(|p| ((p.2, p.3), (p.0, p.1))).collect();
+        }
+        (published, index)
+    }
+
+    #[test]
+    fn races_are_overlaps_or_writes_the_sides_ordered_differently() {
+        let t = Arc::new(vec!["sbtest1".to_string()]);
+        let other = Arc::new(vec!["other".to_string()]);
+        let name = "sbtest1".to_string();
+        let tables = vec![&name];
+        // The read ran at 100–110 ms on the source and 300–310 ms on the target.
+        let w = [(100_000, 110_000), (300_000, 310_000)];
+        let write =
+            |start: u64, table: &Arc<Vec<String>>| (start, start + 1_000, 7, 42, table.clone());
+        // Before it on both sides: the same data, no race.
+        let (p, i) = logs(&[write(50_000, &t)], &[write(250_000, &t)]);
+        assert!(!raced(w, 1, &tables, &p, &i));
+        // Overlapping on one side.
+        let (p, i) = logs(&[write(105_000, &t)], &[write(250_000, &t)]);
+        assert!(raced(w, 1, &tables, &p, &i));
+        // Before it on the source, after it on the target, overlapping neither: the flake this
+        // rule fixes (a SUM read saw a write on one side only).
+        let (p, i) = logs(&[write(50_000, &t)], &[write(400_000, &t)]);
+        assert!(raced(w, 1, &tables, &p, &i));
+        // Another table, or the statement's own session: never a race.
+        let (p, i) = logs(&[write(105_000, &other)], &[write(400_000, &other)]);
+        assert!(!raced(w, 1, &tables, &p, &i));
+        let (p, i) = logs(&[write(50_000, &t)], &[write(400_000, &t)]);
+        assert!(!raced(w, 7, &tables, &p, &i));
+        // Pruned from one side's log: it ended long before, as on the side that still has it.
+        let (p, i) = logs(&[], &[write(250_000, &t)]);
+        assert!(!raced(w, 1, &tables, &p, &i));
+    }
+}

@@ -1,0 +1,178 @@
+//! The replay's report from the comparator's tallies.
+
+use super::stats::regression;
+use super::*;
+use super::{comparator::*, dispatch::*};
+use crate::sql::fingerprint::format_id;
+use crate::workload::{Header, SchemaId};
+
+pub(super) fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
+    let elapsed_s = a
+        .first_at
+        .map_or(0.0, |f| (a.last_at.saturating_sub(f)) as f64 / 1e6);
+    let per_s = |n: u64| {
+        if elapsed_s > 0.0 {
+            n as f64 / elapsed_s
+        } else {
+            0.0
+        }
+    };
+    SideReport {
+        endpoint: endpoint.to_string(),
+        statements: a.statements,
+        errors: a.errors,
+        commits: a.commits,
+        skipped: a.skipped,
+        qps: per_s(a.statements),
+        tps: per_s(a.commits),
+        error_rate: if a.statements > 0 {
+            a.errors as f64 / a.statements as f64
+        } else {
+            0.0
+        },
+        latency_ms: a.latency.summary(),
+        start_lag_ms: {
+            // Lags were recorded plus one microsecond (histograms hold no zero).
+            let mut s = a.lag.summary();
+            for v in [&mut s.avg, &mut s.p50, &mut s.p95, &mut s.p99, &mut s.max] {
+                *v = (*v - 0.001).max(0.0);
+            }
+            s
+        },
+        timeline: a
+            .slices
+            .iter()
+            .enumerate()
+            .map(|(i, (n, e, c, l))| TimeSlice {
+                t_s: i as u64 * 10,
+                statements: *n,
+                errors: *e,
+                commits: *c,
+                qps: *n as f64 / 10.0,
+                p99_ms: l.summary().p99,
+                latency_ms: Some(l.summary()),
+                latency_hist: Some(l.encode()),
+            })
+            .collect(),
+        reconnects: a.reconnects,
+        order_wait_timeouts: None,
+        elapsed_s,
+        latency_hist: a.latency.encode(),
+        lag_hist: a.lag.encode(),
+    }
+}
+
+pub(super) fn finish(
+    mut acc: Acc,
+    s: DispatchSummary,
+    opts: &ReplayOptions,
+    interrupted: bool,
+) -> ReplayReport {
+    let mut sides = BTreeMap::new();
+    sides.insert(
+        "source".to_string(),
+        side_report(acc.sides.remove(&0).unwrap_or_default(), &opts.source),
+    );
+    if let Some(t) = &opts.target {
+        sides.insert(
+            "target".to_string(),
+            side_report(acc.sides.remove(&1).unwrap_or_default(), t),
+        );
+    }
+    let mut fingerprints = Vec::new();
+    let mut regressions = Vec::new();
+    for fp in &s.order {
+        let fa = acc.fps.remove(fp).unwrap_or_default();
+        let text = s.fingerprints.get(fp).cloned().unwrap_or_default();
+        let fside = |x: &FpSideAcc| FingerprintSide {
+            statements: x.statements,
+            errors: x.errors,
+            latency_ms: x.latency.summary(),
+            latency_hist: x.latency.encode(),
+            first_error: x.first_error.clone(),
+        };
+        let test = opts
+            .target
+            .as_ref()
+            .map(|_| regression(&fa.source.latency, &fa.target.latency, &opts.regression));
+        if let Some(t) = &test
+            && t.regression
+        {
+            let (a, b) = (fa.source.latency.summary(), fa.target.latency.summary());
+            regressions.push(Regression {
+                fingerprint: text.clone(),
+                id: format_id(*fp),
+                count: fa.target.statements,
+                source_p50_ms: a.p50,
+                target_p50_ms: b.p50,
+                source_p95_ms: a.p95,
+                target_p95_ms: b.p95,
+                p50_ratio: t.p50_ratio,
+                p95_ratio: t.p95_ratio,
+                p_value: t.p_value,
+            });
+        }
+        fingerprints.push(FingerprintReport {
+            fingerprint: text,
+            id: format_id(*fp),
+            count: s.counts.get(fp).copied().unwrap_or(0),
+            compared: fa.compared,
+            mismatches: fa.mismatches,
+            not_comparable: fa.not_comparable,
+            not_comparable_reason: fa.not_comparable_reason,
+            source: fside(&fa.source),
+            target: opts.target.as_ref().map(|_| fside(&fa.target)),
+            latency_test: test,
+            rewritten: s.rewritten.get(fp).copied().unwrap_or(0),
+            not_rewritable: s.not_rewritable.get(fp).copied().unwrap_or(0),
+        });
+    }
+    let mut groups: Vec<MismatchGroup> = acc
+        .groups
+        .into_iter()
+        .map(|((fp, _), mut g)| {
+            g.fingerprint = s.fingerprints.get(&fp).cloned().unwrap_or_default();
+            g
+        })
+        .collect();
+    groups.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then(a.fingerprint.cmp(&b.fingerprint))
+    });
+    let mut not_rewritable: Vec<String> = s
+        .not_rewritable
+        .keys()
+        .map(|fp| {
+            s.fingerprints
+                .get(fp)
+                .cloned()
+                .unwrap_or_else(|| format_id(*fp))
+        })
+        .collect();
+    not_rewritable.sort();
+    ReplayReport {
+        header: Header {
+            inputs: s.inputs,
+            ..Header::start(SchemaId::REPLAY)
+        },
+        mode: opts.mode,
+        pace: opts.pace,
+        shard: opts.shard.map(|(k, n)| format!("{k}/{n}")),
+        interrupted,
+        sessions: s.sessions,
+        sides,
+        compared: acc.compared,
+        mismatches: acc.mismatches,
+        not_comparable: acc.not_comparable,
+        both_failed: acc.both_failed,
+        concurrent_races: acc.concurrent_races,
+        regressions,
+        regression_rule: opts.regression,
+        fingerprints,
+        mismatch_groups: groups,
+        rewritten: s.rewritten.values().sum(),
+        not_rewritable,
+        input_notes: s.notes,
+    }
+}
