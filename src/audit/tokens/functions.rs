@@ -2,8 +2,8 @@
 //! per-name and per-type findings the AST stage shares.
 
 use super::stream::Stream;
-use crate::profile::Profile;
 use crate::audit::{Context, Hit};
+use crate::profile::Profile;
 use crate::sql::lexer::TokenKind;
 
 /// Checks the AST stage does, on tokens, for statements sqlparser could not parse: function names and
