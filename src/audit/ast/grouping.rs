@@ -105,7 +105,10 @@ impl<'a, 'c> Checker<'a, 'c> {
     /// Every selected column must be grouped, aggregated, or depend on a grouped primary key.
     pub(super) fn check_grouping(&mut self, projection: &[(Option<String>, Expr)], group: &[Expr]) {
         let mut grouped: Vec<(Option<*const Table>, String)> = Vec::new();
-        let group_text: Vec<String> = group.iter().map(|g| g.to_string().to_lowercase()).collect();
+        // What is grouped, as text: the GROUP BY items, and the select items they name by alias or
+        // position (`GROUP BY y` or `GROUP BY 1` for `EXTRACT(YEAR FROM d) y` groups that expression).
+        let mut group_text: Vec<String> =
+            group.iter().map(|g| g.to_string().to_lowercase()).collect();
         for g in group {
             let target = match g {
                 Expr::Value(v) => match &v.value {
@@ -127,6 +130,9 @@ impl<'a, 'c> Checker<'a, 'c> {
                 }
                 _ => None,
             };
+            if let Some(t) = &target {
+                group_text.push(t.to_string().to_lowercase());
+            }
             let g2 = target.unwrap_or_else(|| g.clone());
             let mut refs = Vec::new();
             if let Expr::Identifier(i) = &g2 {
@@ -261,5 +267,42 @@ mod tests {
         );
         assert_eq!(refs("(SELECT MAX(d) FROM u) + f"), vec!["f"]);
         assert_eq!(refs("c = ANY (SELECT d FROM u)"), vec!["c"]);
+    }
+
+    /// `GROUP BY y` or `GROUP BY 1` naming `EXTRACT(YEAR FROM d) y` groups that expression: its
+    /// columns need no grouping of their own (PostgreSQL accepts these).
+    #[test]
+    fn grouping_by_alias_or_position_groups_the_expression() {
+        let schema = crate::schema::ddl::schema_from_ddl(
+            "CREATE TABLE t (id INT PRIMARY KEY, d DATE, a INT)",
+            "t.sql",
+        )
+        .schema;
+        let profile = crate::profile::load_profile("postgres", None).unwrap();
+        let options = crate::audit::AuditOptions::default();
+        let ctx = crate::audit::Context {
+            profile: &profile,
+            schema: Some(&schema),
+            options: &options,
+        };
+        let dml023 = |sql: &str| {
+            crate::audit::detect(sql, &ctx)
+                .0
+                .iter()
+                .filter(|h| h.rule == "DML-023")
+                .filter_map(|h| h.detail.clone())
+                .collect::<Vec<_>>()
+        };
+        for sql in [
+            "SELECT EXTRACT(YEAR FROM d) y, COUNT(*) FROM t GROUP BY y",
+            "SELECT EXTRACT(YEAR FROM d) y, COUNT(*) FROM t GROUP BY 1",
+            "SELECT YEAR(d) y, COUNT(*) FROM t GROUP BY y",
+        ] {
+            assert!(dml023(sql).is_empty(), "{sql}: {:?}", dml023(sql));
+        }
+        assert_eq!(
+            dml023("SELECT EXTRACT(YEAR FROM d) y, a, COUNT(*) FROM t GROUP BY y"),
+            ["a"]
+        );
     }
 }
