@@ -80,7 +80,7 @@ fn plan_for(sql: &str, engine: Engine) -> Option<(String, &'static str)> {
                 Some((format!("EXPLAIN {sql}"), "explain"))
             }
         }
-        StatementClass::Ddl if engine == Engine::Postgres => Some((sql.to_string(), "run")),
+        StatementClass::Ddl if engine.dialect().transactional_ddl => Some((sql.to_string(), "run")),
         StatementClass::Session => {
             let u = sql.to_ascii_uppercase();
             // SET GLOBAL / PERSIST would change the server: never.
@@ -106,21 +106,19 @@ impl LiveTarget {
     /// Connects and opens the transaction that everything happens in.
     pub async fn open(endpoint: &Endpoint) -> Result<LiveTarget, DbError> {
         let mut session = Session::connect(endpoint).await?;
-        let version = match endpoint.engine {
-            Engine::Postgres => session.execute("SELECT version()").await.ok(),
-            Engine::MySql => session.execute("SELECT VERSION()").await.ok(),
-        }
-        .and_then(|o| {
-            o.sets
-                .first()
-                .and_then(|s| s.rows.first())
-                .and_then(|r| r.first())
-                .and_then(|v| v.as_text())
-        });
-        match endpoint.engine {
-            Engine::Postgres => session.run("BEGIN").await?,
-            Engine::MySql => session.run("START TRANSACTION READ ONLY").await?,
-        }
+        let dialect = endpoint.engine.dialect();
+        let version = session
+            .execute(dialect.version_query)
+            .await
+            .ok()
+            .and_then(|o| {
+                o.sets
+                    .first()
+                    .and_then(|s| s.rows.first())
+                    .and_then(|r| r.first())
+                    .and_then(|v| v.as_text())
+            });
+        session.run(dialect.live_transaction).await?;
         Ok(LiveTarget {
             session,
             engine: endpoint.engine,
@@ -135,7 +133,7 @@ impl LiveTarget {
 
     /// Creates the schema's tables inside the transaction (PostgreSQL-protocol targets only).
     pub async fn setup(&mut self, schema: &Schema, profile: &Profile) -> Result<(), DbError> {
-        if self.engine != Engine::Postgres {
+        if !self.engine.dialect().transactional_ddl {
             self.summary.setup_errors.push("--live-setup is only for PostgreSQL-protocol targets: MySQL commits DDL, so cutover will not create tables there".into());
             return Ok(());
         }
@@ -173,7 +171,8 @@ impl LiveTarget {
     /// Runs `sql` in a savepoint that is rolled back: Ok(Err) when the target refused it, Err when
     /// the connection failed.
     async fn guarded(&mut self, sql: &str) -> Result<Result<(), DbError>, DbError> {
-        if self.engine == Engine::MySql {
+        if !self.engine.dialect().transactional_ddl {
+            // No DDL reaches this server (see `plan`), and MySQL has nothing to roll back to.
             return Ok(self.session.execute(sql).await.map(|_| ()));
         }
         self.counter += 1;

@@ -105,28 +105,16 @@ impl Session {
     }
 
     async fn pin_settings(&mut self) -> Result<(), DbError> {
-        match self.endpoint.engine {
-            Engine::MySql => self.execute("SET time_zone = '+00:00'").await.map(|_| ()),
-            Engine::Postgres => {
-                let settings = [
-                    "SET TimeZone = 'UTC'",
-                    "SET DateStyle = 'ISO, YMD'",
-                    "SET IntervalStyle = 'postgres'",
-                    "SET bytea_output = 'hex'",
-                    "SET extra_float_digits = 1",
-                ];
-                for s in settings {
-                    // KaiwuDB and KingbaseES may not know every PostgreSQL setting; their output is
-                    // already ISO/UTC by default.
-                    if let Err(e) = self.execute(s).await
-                        && self.endpoint.flavor == Flavor::Postgres
-                    {
-                        return Err(e);
-                    }
-                }
-                Ok(())
+        for s in self.endpoint.engine.dialect().session_settings {
+            // KaiwuDB and KingbaseES may not know every PostgreSQL setting; their output is already
+            // ISO/UTC by default. MySQL and PostgreSQL themselves must take them all.
+            if let Err(e) = self.execute(s).await
+                && matches!(self.endpoint.flavor, Flavor::Postgres | Flavor::MySql)
+            {
+                return Err(e);
             }
         }
+        Ok(())
     }
 
     /// Refuses a text the server could read as more than one statement (see [`crate::sql::single`]):

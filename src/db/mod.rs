@@ -6,6 +6,7 @@
 //! through it.
 
 pub mod compare;
+pub mod dialect;
 pub mod exec;
 pub mod value;
 
@@ -84,16 +85,10 @@ pub enum DbError {
 }
 
 impl DbError {
-    /// The connection is gone: lost on the wire (client errors 2006 "server has gone away" and 2013
-    /// "lost connection during query" as some proxies report them), or closed by the server: MariaDB
-    /// 1927 (connection killed) and MySQL/MariaDB 1053 (server shutdown), PostgreSQL 57P01
-    /// (admin_shutdown), 57P02 (crash_shutdown) and 57P03 (cannot_connect_now).
+    /// The connection is gone (see [`dialect::Dialect::lost_connection_codes`]; the codes of the
+    /// two engines do not collide, so this needs no endpoint).
     pub fn connection_lost(&self) -> bool {
-        matches!(self, DbError::Io { .. })
-            || matches!(
-                self.code(),
-                Some("1927" | "1053" | "2006" | "2013" | "57P01" | "57P02" | "57P03")
-            )
+        dialect::MYSQL.lost_connection(self) || dialect::POSTGRES.lost_connection(self)
     }
 
     /// The server's error code (MySQL errno or SQLSTATE), when the server answered with an error.

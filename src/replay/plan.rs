@@ -448,15 +448,18 @@ pub enum Send {
 /// How a side replays a control statement. `url_has_db`: the side's URL names the database, so the
 /// capture's `USE` is not followed.
 pub fn send_for(control: &Control, engine: Engine, url_has_db: bool) -> Send {
-    match (engine, control) {
-        (_, Control::Use) if url_has_db => Send::Skip(SkipReason::UseUrlNamesDatabase),
-        (Engine::MySql, _) => Send::Text,
-        (Engine::Postgres, Control::Begin) => Send::Replace("BEGIN"),
-        (Engine::Postgres, Control::Use) => Send::Skip(SkipReason::UseOnPostgres),
-        (Engine::Postgres, Control::LockTables) => Send::Skip(SkipReason::LockTablesOnPostgres),
-        (Engine::Postgres, Control::Set) => Send::Skip(SkipReason::MysqlSettingOnPostgres),
-        (Engine::Postgres, Control::Autocommit(_)) => Send::Skip(SkipReason::AutocommitEmulated),
-        (Engine::Postgres, _) => Send::Text,
+    use crate::db::dialect::Autocommit;
+    let d = engine.dialect();
+    match control {
+        Control::Use if url_has_db => Send::Skip(SkipReason::UseUrlNamesDatabase),
+        Control::Use if !d.has_use => Send::Skip(SkipReason::UseOnPostgres),
+        Control::LockTables if !d.has_lock_tables => Send::Skip(SkipReason::LockTablesOnPostgres),
+        Control::Set if !d.takes_mysql_settings => Send::Skip(SkipReason::MysqlSettingOnPostgres),
+        Control::Autocommit(_) if d.autocommit == Autocommit::EmulatedWithBegin => {
+            Send::Skip(SkipReason::AutocommitEmulated)
+        }
+        Control::Begin => d.begin.map_or(Send::Text, Send::Replace),
+        _ => Send::Text,
     }
 }
 

@@ -3,8 +3,9 @@
 use super::plan::{Control, Mode, Send, SkipReason, send_for};
 use super::*;
 use super::{gate::*, job::*};
+use crate::db::DbError;
+use crate::db::dialect::Autocommit;
 use crate::db::exec::{Outcome, Session};
-use crate::db::{DbError, Engine};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -40,11 +41,7 @@ pub(super) async fn connect(
     if mode == Mode::Reads {
         // Defence in depth: in reads mode the server itself refuses writes. A server that will not
         // take the setting gets no statements.
-        let guard = match ep.engine {
-            Engine::MySql => "SET SESSION TRANSACTION READ ONLY",
-            Engine::Postgres => "SET default_transaction_read_only = on",
-        };
-        s.run(guard).await?;
+        s.run(ep.engine.dialect().read_only_session).await?;
     }
     for r in &st.restore {
         let _ = s.execute_bytes(r).await;
@@ -225,7 +222,7 @@ impl Worker {
         if let Some(r) = plan.skip {
             return Some(r);
         }
-        if self.ep.engine != Engine::Postgres {
+        if self.ep.engine.dialect().autocommit != Autocommit::EmulatedWithBegin {
             return None;
         }
         if let Control::Autocommit(on) = plan.control {
@@ -273,7 +270,7 @@ impl Worker {
 
     /// PostgreSQL has no autocommit=0: open the transaction MySQL would have.
     async fn open_emulated_transaction(&mut self, job: &Job) {
-        if self.ep.engine == Engine::Postgres
+        if self.ep.engine.dialect().autocommit == Autocommit::EmulatedWithBegin
             && self.st.autocommit_off
             && !self.st.in_txn
             && !matches!(
@@ -323,7 +320,8 @@ impl Worker {
     fn visibility(&mut self, job: &Job, ok: bool, at_us: u64) -> (u64, Option<Arc<Vec<String>>>) {
         let plan = &job.plan;
         let st = &mut self.st;
-        let in_txn_before = st.in_txn || (self.ep.engine == Engine::MySql && st.autocommit_off);
+        let in_txn_before = st.in_txn
+            || (self.ep.engine.dialect().autocommit == Autocommit::Native && st.autocommit_off);
         let snapshot_us = if in_txn_before && !matches!(plan.control, Control::Begin) {
             *st.txn_snapshot.get_or_insert(at_us)
         } else {
@@ -366,7 +364,7 @@ impl Worker {
                     }
                     _ => {}
                 }
-                if engine == Engine::MySql
+                if engine.dialect().autocommit == Autocommit::Native
                     && self.st.autocommit_off
                     && plan.class != crate::sql::classify::StatementClass::Transaction
                 {
@@ -384,12 +382,12 @@ impl Worker {
                     DbError::Server { code, message, .. } => (code.clone(), message.clone()),
                     other => ("connection".to_string(), other.to_string()),
                 };
-                if e.connection_lost() {
+                if engine.dialect().lost_connection(&e) {
                     // Reconnect before the next statement and restore the session's settings.
                     self.conn = None;
                     self.st.in_txn = false;
                     self.lost = true;
-                } else if engine == Engine::Postgres && self.st.in_txn {
+                } else if engine.dialect().error_aborts_transaction && self.st.in_txn {
                     // The transaction is aborted: roll it back and skip to its end, as the
                     // application on a PostgreSQL-family server would have to.
                     if let Some(c) = self.conn.as_mut() {
@@ -406,7 +404,10 @@ impl Worker {
     /// Never leaves a transaction open, never commits one the capture did not commit.
     async fn close(self) {
         if let Some(mut c) = self.conn {
-            if self.st.in_txn || (self.ep.engine == Engine::MySql && self.st.autocommit_off) {
+            if self.st.in_txn
+                || (self.ep.engine.dialect().autocommit == Autocommit::Native
+                    && self.st.autocommit_off)
+            {
                 let _ = c.execute("ROLLBACK").await;
             }
             c.close().await;

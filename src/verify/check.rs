@@ -99,14 +99,7 @@ impl TargetColumn {
 pub async fn target_columns(
     t: &mut Side,
 ) -> Result<BTreeMap<String, BTreeMap<String, TargetColumn>>, DbError> {
-    let q = match t.engine {
-        Engine::Postgres => {
-            "SELECT table_name, column_name, data_type, character_maximum_length, numeric_precision, numeric_scale, datetime_precision, NULL FROM information_schema.columns WHERE table_schema = current_schema()"
-        }
-        Engine::MySql => {
-            "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()"
-        }
-    };
+    let q = t.engine.dialect().columns_query;
     let o = t.s.execute(q).await?;
     let mut out: BTreeMap<String, BTreeMap<String, TargetColumn>> = BTreeMap::new();
     for r in o
@@ -322,7 +315,7 @@ pub async fn sequence_problem(
     table: &str,
     column: &str,
 ) -> Result<Option<(String, Option<String>)>, DbError> {
-    if tgt.engine != Engine::Postgres {
+    if tgt.engine.dialect().counters_follow_inserts {
         // InnoDB moves AUTO_INCREMENT past the highest id by itself.
         return Ok(None);
     }

@@ -26,22 +26,10 @@ impl Side {
     pub async fn snapshot(ep: &Endpoint, snapshot: Option<&str>) -> Result<Side, DbError> {
         let mut s = Session::connect(ep).await?;
         let text_limit = prepare(&mut s).await?;
-        match ep.engine {
-            Engine::MySql => {
-                s.run("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
-                    .await?
-            }
-            Engine::Postgres => {
-                s.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                    .await?;
-                if let Some(id) = snapshot {
-                    s.run(&format!(
-                        "SET TRANSACTION SNAPSHOT '{}'",
-                        id.replace('\'', "")
-                    ))
-                    .await?;
-                }
-            }
+        let dialect = ep.engine.dialect();
+        s.run(dialect.snapshot_begin).await?;
+        if let Some(adopt) = snapshot.and_then(|id| dialect.import_snapshot(id)) {
+            s.run(&adopt).await?;
         }
         Ok(Side {
             s,
@@ -63,10 +51,8 @@ impl Side {
 
     /// The id other sessions can adopt to share this snapshot (PostgreSQL), if the server can.
     pub async fn export_snapshot(&mut self) -> Option<String> {
-        if self.engine != Engine::Postgres {
-            return None;
-        }
-        let o = self.s.execute("SELECT pg_export_snapshot()").await.ok()?;
+        let export = self.engine.dialect().export_snapshot?;
+        let o = self.s.execute(export).await.ok()?;
         first_text(&o, 0)
     }
 
@@ -166,12 +152,7 @@ impl Throttle {
         loop {
             let mut busiest = 0u64;
             for m in &mut self.monitors {
-                let q = match m.engine() {
-                    Engine::MySql => "SHOW GLOBAL STATUS LIKE 'Threads_running'",
-                    Engine::Postgres => {
-                        "SELECT 'active', count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()"
-                    }
-                };
+                let q = m.engine().dialect().running_statements;
                 let o = m.execute(q).await?;
                 let n = first_text(&o, 1)
                     .and_then(|t| t.parse::<u64>().ok())

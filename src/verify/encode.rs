@@ -36,21 +36,14 @@ pub enum TargetKind {
     Bool,
 }
 
-fn q_my(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}
-
 /// A PostgreSQL name as cutover's DDL writes it (lower case, quoted when needed).
 pub fn q_pg(name: &str) -> String {
-    crate::schema::target::pg_ident(&name.to_lowercase())
+    Engine::Postgres.dialect().quote(name)
 }
 
 /// The quoted column name on an engine.
 pub fn quote(engine: Engine, name: &str) -> String {
-    match engine {
-        Engine::MySql => q_my(name),
-        Engine::Postgres => q_pg(name),
-    }
+    engine.dialect().quote(name)
 }
 
 /// The text of one column, by its MySQL type, on `engine`.
@@ -137,10 +130,10 @@ fn column_part(engine: Engine, col: &EncodedColumn) -> String {
     } else {
         column_text(engine, &col.name, t, k, col.collation.as_deref())
     };
-    match (engine, col.nullable) {
-        (_, false) => v,
-        (Engine::MySql, true) => format!("IFNULL(CONCAT('v', {v}), 'N')"),
-        (Engine::Postgres, true) => format!("COALESCE('v' || {v}, 'N')"),
+    if col.nullable {
+        engine.dialect().null_marked(&v)
+    } else {
+        v
     }
 }
 
@@ -148,11 +141,9 @@ fn column_part(engine: Engine, col: &EncodedColumn) -> String {
 /// target then drops out of the text, which still makes the hashes differ), and integer columns go
 /// in as they are (both engines print them alike): fewer function calls per row on both servers.
 pub fn row_text(engine: Engine, cols: &[EncodedColumn]) -> String {
-    let parts = row_parts(engine, cols);
-    match engine {
-        Engine::MySql => format!("CONCAT_WS(CHAR(31), {})", parts.join(", ")),
-        Engine::Postgres => format!("concat_ws(chr(31), {})", parts.join(", ")),
-    }
+    engine
+        .dialect()
+        .concat_with_unit_separator(&row_parts(engine, cols))
 }
 
 /// Each column's part of the row text (see `row_text`).
@@ -209,17 +200,7 @@ pub fn row_bytes(engine: Engine, cols: &[EncodedColumn], byte_functions: bool) -
 
 /// The first `hex_digits` hex digits of the SHA-256 of `bytes` (see `row_bytes`), as an integer.
 fn sha_prefix(engine: Engine, bytes: &str, hex_digits: u32) -> String {
-    match engine {
-        Engine::MySql => {
-            format!(
-                "CAST(CONV(SUBSTRING(SHA2({bytes}, 256), 1, {hex_digits}), 16, 10) AS UNSIGNED)"
-            )
-        }
-        Engine::Postgres => format!(
-            "('x' || left(encode(sha256({bytes}), 'hex'), {hex_digits}))::bit({})::bigint",
-            hex_digits * 4
-        ),
-    }
+    engine.dialect().sha256_prefix(bytes, hex_digits)
 }
 
 /// The row hash (an integer below 2^60) of a row's bytes.
@@ -239,10 +220,7 @@ pub fn bucket(engine: Engine, key_bytes: &str, buckets: u64) -> String {
 pub fn literal(engine: Engine, target_type: &str, v: &crate::db::value::Value) -> String {
     use crate::db::value::Value;
     let pg = engine == Engine::Postgres;
-    let quoted = |s: &str| match engine {
-        Engine::Postgres => format!("'{}'", s.replace('\'', "''")),
-        Engine::MySql => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''")),
-    };
+    let quoted = |s: &str| engine.dialect().string_literal(s);
     let hex = |b: &[u8]| b.iter().map(|c| format!("{c:02x}")).collect::<String>();
     match v {
         Value::Null => "NULL".into(),

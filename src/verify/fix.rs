@@ -22,14 +22,7 @@ impl FixWriter {
             out,
             "-- cutover verify --fix-sql: {about}\n-- Review before applying to the TARGET; cutover never runs these. One transaction."
         )?;
-        writeln!(
-            out,
-            "{}",
-            match engine {
-                Engine::Postgres => "BEGIN;",
-                Engine::MySql => "START TRANSACTION;",
-            }
-        )?;
+        writeln!(out, "{}", engine.dialect().script_begin)?;
         Ok(FixWriter {
             out,
             engine,
@@ -68,17 +61,7 @@ impl FixWriter {
             (DiffKind::Extra, KeyShape::Multiset) => {
                 if let Some(row) = &p.target {
                     let cond = Plan::condition(e, &plan.cols, row);
-                    match e {
-                        // Duplicates are indistinguishable: remove exactly the surplus copies.
-                        Engine::Postgres => self.raw(&format!(
-                            "DELETE FROM {table} WHERE ctid IN (SELECT ctid FROM {table} WHERE {cond} LIMIT {})",
-                            p.copies
-                        ))?,
-                        Engine::MySql => self.raw(&format!(
-                            "DELETE FROM {table} WHERE {cond} LIMIT {}",
-                            p.copies
-                        ))?,
-                    }
+                    self.raw(&e.dialect().delete_copies(&table, &cond, p.copies))?;
                 }
             }
             (DiffKind::Missing, _) => {

@@ -102,16 +102,7 @@ impl Plan {
     /// The server's estimate of the rows and of their average size in bytes (statistics, not a
     /// count: counting is what the digests do).
     pub fn estimate(&self, e: Engine) -> String {
-        let t = self.table.replace('\'', "''");
-        match e {
-            Engine::MySql => format!(
-                "SELECT TABLE_ROWS, AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{t}'"
-            ),
-            Engine::Postgres => format!(
-                "SELECT reltuples::bigint, CASE WHEN reltuples > 0 THEN (pg_table_size(oid) / reltuples)::bigint END FROM pg_class WHERE oid = to_regclass('{}')",
-                self.name(e).replace('\'', "''")
-            ),
-        }
+        e.dialect().table_estimate(&self.table, &self.name(e))
     }
 
     /// COUNT and a digest of a key range: the SHA-256 (hex) of its row texts in key order when the
