@@ -18,6 +18,17 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(path) = &cli.password_file {
+        let installed = cutover::db::credentials::PasswordFile::read(path)
+            .map_err(anyhow::Error::from)
+            .and_then(|f| {
+                cutover::db::credentials::use_password_file(f).map_err(anyhow::Error::msg)
+            });
+        if let Err(e) = installed {
+            eprintln!("cutover: --password-file {e:#}");
+            return ExitCode::from(2);
+        }
+    }
     let result = match cli.command {
         Cmd::Digest(a) => digest(a),
         Cmd::Events(a) => events(a),
@@ -79,7 +90,21 @@ fn print(
     let mut w = output(&out.output)?;
     render::write(result, out.format, &RenderOptions { limit }, &mut w)?;
     w.flush()?;
-    Ok(if failed {
+    // A damaged input is an error even though the result of what came before it was written.
+    let mut damaged = false;
+    for (path, why) in result.header().damaged_inputs() {
+        eprintln!(
+            "cutover: {path} is damaged, {why}; the result covers only what was read before it"
+        );
+        damaged = true;
+    }
+    for why in result.incomplete() {
+        eprintln!("cutover: incomplete: {why}");
+        damaged = true;
+    }
+    Ok(if damaged {
+        ExitCode::from(2)
+    } else if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -115,7 +140,17 @@ fn events(a: EventsArgs) -> Result<ExitCode> {
             d.counts.values().sum::<u64>()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    let mut code = ExitCode::SUCCESS;
+    for i in reader.inputs() {
+        if let Some(why) = &i.damaged {
+            eprintln!(
+                "cutover: {} is damaged, {why}; the events written are only those read before it",
+                i.path
+            );
+            code = ExitCode::from(2);
+        }
+    }
+    Ok(code)
 }
 
 fn audit(a: AuditArgs) -> Result<ExitCode> {
@@ -159,6 +194,7 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
         threshold: a.threshold,
         alpha: a.alpha,
         log_timezone: a.log_timezone,
+        max_connections: a.max_connections,
     };
     let file = match &a.scenario {
         Some(p) => ReplaySettings::load(p)?,

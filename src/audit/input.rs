@@ -91,7 +91,19 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
         Box::new(head)
     };
     let mut got = AuditInput::default();
-    for st in ScriptReader::new(reader) {
+    let mut statements = ScriptReader::new(reader);
+    let mut damaged = None;
+    while let Some(st) = statements.next() {
+        // A corrupt or truncated (gzip) file: keep what came before, and say where it stopped.
+        if let Err(ScriptError::Io(e)) = &st
+            && !got.statements.is_empty()
+        {
+            damaged = Some(format!(
+                "unreadable after line {}: {e}",
+                statements.line().saturating_sub(1)
+            ));
+            break;
+        }
         let st = st.map_err(|e| match e {
             ScriptError::Io(e) => script_error(e),
             ScriptError::NotUtf8 { line } => InputError::NotUtf8 {
@@ -106,11 +118,13 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
         got.statements.push(distinct(&st, &display));
     }
     got.executions = got.statements.len() as u64;
+    drop(statements);
     let (bytes, hash) = hashed.finish();
     got.inputs.push(InputRef {
         path: display,
         bytes: Some(bytes),
-        xxh3: Some(format!("{hash:016x}")),
+        xxh3: damaged.is_none().then(|| format!("{hash:016x}")),
+        damaged,
     });
     Ok(got)
 }
@@ -213,15 +227,7 @@ pub fn read_logs(
         .iter()
         .map(crate::workload::diag::Note::describe)
         .collect();
-    let inputs = reader
-        .inputs()
-        .iter()
-        .map(|i| InputRef {
-            path: i.path.clone(),
-            bytes: i.bytes,
-            xxh3: i.xxh3.clone(),
-        })
-        .collect();
+    let inputs = reader.inputs().iter().map(InputRef::from).collect();
     Ok(AuditInput {
         statements,
         notes,

@@ -206,6 +206,16 @@ pub fn detect(sql: &str, ctx: &Context) -> (Vec<Hit>, bool) {
     let mut hits = lexical::hits(sql, ctx);
     hits.extend(tokens::hits(sql, ctx));
     hits.extend(timeseries::hits(sql, ctx));
+    // A chain of thousands of operators would make a tree too deep to walk (see `sql::depth`).
+    let chain = crate::sql::depth::longest_operator_chain(sql.as_bytes());
+    if chain > crate::sql::depth::MAX_OPERATOR_CHAIN {
+        hits.extend(tokens::fallback_hits(sql, ctx));
+        hits.push(Hit::new("PARSE").detail(format!(
+            "an expression chains {chain} operators, too deep to parse safely (more than {})",
+            crate::sql::depth::MAX_OPERATOR_CHAIN
+        )));
+        return (dedup(hits), false);
+    }
     let parsed = match ast::parse(sql) {
         Some(stmt) => {
             hits.extend(ast::hits(&stmt, sql, ctx));
@@ -222,13 +232,12 @@ pub fn detect(sql: &str, ctx: &Context) -> (Vec<Hit>, bool) {
 
 /// One hit per (rule, detail): a statement with ten backticks has one backtick finding.
 fn dedup(hits: Vec<Hit>) -> Vec<Hit> {
-    let mut out: Vec<Hit> = Vec::new();
-    for h in hits {
-        if !out.iter().any(|o| o.rule == h.rule && o.detail == h.detail) {
-            out.push(h);
-        }
-    }
-    out
+    // A set, not a scan of what was kept: a 100,000-value IN list can hit once per value.
+    let mut seen: std::collections::HashSet<(String, Option<String>)> =
+        std::collections::HashSet::with_capacity(hits.len());
+    hits.into_iter()
+        .filter(|h| seen.insert((h.rule.clone(), h.detail.clone())))
+        .collect()
 }
 
 /// Line and column of byte `offset` in `text` (1-based), shifted by where the text starts in its file.
@@ -452,11 +461,24 @@ pub fn audit_statement(
 /// Audits every statement, in parallel, keeping their order.
 pub fn audit_all(statements: &[input::DistinctStatement], ctx: &Context) -> Vec<StatementAudit> {
     use rayon::prelude::*;
-    statements
-        .par_iter()
-        .enumerate()
-        .map(|(i, st)| audit_statement(i, st, ctx))
-        .collect()
+    let all = || {
+        statements
+            .par_iter()
+            .enumerate()
+            .map(|(i, st)| audit_statement(i, st, ctx))
+            .collect()
+    };
+    // The AST walks recurse once per level of an expression: up to `sql::depth::MAX_OPERATOR_CHAIN`
+    // levels of about 10 KB each in a debug build, more than rayon's 2 MB default stacks (or the
+    // main thread's 8 MB) hold. Stacks are reserved, not committed: 64 MB costs nothing unused.
+    match rayon::ThreadPoolBuilder::new()
+        .stack_size(64 << 20)
+        .thread_name(|i| format!("cutover-audit-{i}"))
+        .build()
+    {
+        Ok(pool) => pool.install(all),
+        Err(_) => all(),
+    }
 }
 
 /// What could not be checked, given what the audit was told.

@@ -155,6 +155,7 @@ fn load_schema(
             Ok((Some((d.schema, p.display().to_string())), d.warnings))
         }
         SchemaSource::Server(ep) => {
+            ep.require_mysql_source("--source")?;
             let s = runtime.block_on(crate::schema::source::schema_from_server(ep))?;
             Ok((Some((s, ep.to_string())), Vec::new()))
         }

@@ -50,13 +50,15 @@ pub fn parse_record_line(line: &[u8], naive_offset_s: i32) -> Option<RecordLine>
             }
         }
         b'\t' | b' ' => {
-            // No timestamp: the whitespace before the thread id must hold a tab (`\t\t`), which
-            // indented continuation lines do not.
+            // No timestamp: the whitespace before the thread id holds a tab (`\t\t`), or, in logs of
+            // older servers and logs whose tabs were expanded, at least 8 spaces (the two tabs'
+            // width). A continuation line indented that far must still name a command after a
+            // number (`        10 AS x` does not), and is never taken inside a string.
             let ws = line
                 .iter()
                 .position(|&b| b != b'\t' && b != b' ')
                 .unwrap_or(n);
-            if !line[..ws].contains(&b'\t') {
+            if !line[..ws].contains(&b'\t') && ws < 8 {
                 return None;
             }
         }
@@ -310,8 +312,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.command, Command::Connect);
+        // Older servers, and logs whose tabs were expanded: spaces only.
+        let r = parse_record_line(b"                 42 Query       SELECT foo", 0).unwrap();
+        assert_eq!(
+            (r.thread_id, r.command, r.arg_start),
+            (42, Command::Query, 32)
+        );
         // Continuation lines.
         assert!(parse_record_line(b"       10 AS x", 0).is_none());
+        assert!(parse_record_line(b"                 10 AS x", 0).is_none());
         assert!(parse_record_line(b"\t\t    10 AS x", 0).is_none());
         assert!(parse_record_line(b"                         FROM tbl", 0).is_none());
     }

@@ -314,6 +314,7 @@ fn open_file(
         lines: 0,
         events: 0,
         xxh3: None,
+        damaged: None,
     };
     let stream = FileStream {
         index,
@@ -560,6 +561,17 @@ fn resolve_stage(
             }
             Parsed::ReadFailed { line, detail } => {
                 let file = current.as_ref().map(|c| c.1.clone()).unwrap_or_default();
+                if let Some(s) = current
+                    .as_ref()
+                    .and_then(|(index, _)| inputs.get_mut(*index as usize))
+                {
+                    s.damaged = Some(format!(
+                        "unreadable after line {} (byte {} of its {}text): {detail}",
+                        line.saturating_sub(1),
+                        s.text_bytes,
+                        if s.compressed { "decompressed " } else { "" }
+                    ));
+                }
                 diagnostics.record(Note {
                     issue: Issue::ReadError,
                     file,

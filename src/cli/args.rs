@@ -14,6 +14,10 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Cmd,
+    /// Passwords for URLs that have none: one line (the password), or .pgpass lines
+    /// host:port:database:user:password (* for any). Without it, MYSQL_PWD and PGPASSWORD are used.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -193,6 +197,10 @@ pub struct ReplayArgs {
     /// UTC offset of timestamps printed without a zone (MariaDB, MySQL ≤ 5.6), e.g. +08:00.
     #[arg(long)]
     pub log_timezone: Option<String>,
+    /// The most connections replay may open on each server (one per captured session open at
+    /// once, plus one). Default: half of the server's free connections; never more than all of them.
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<u64>,
     #[command(flatten)]
     pub out: OutputArgs,
 }

@@ -27,7 +27,10 @@ pub struct Dialect {
     /// Unquoted names fold to lower case (PostgreSQL): cutover writes table and column names lower
     /// case there, as its DDL and pgloader create them.
     folds_to_lower: bool,
-    /// A backslash in a string literal is an escape (MySQL's default sql_mode): it must be doubled.
+    /// MySQL: whether a backslash in a string literal is an escape depends on the session's
+    /// sql_mode (NO_BACKSLASH_ESCAPES), so strings with backslashes or control bytes are written
+    /// as hex. PostgreSQL: they are written as E'' strings, which read alike whatever
+    /// standard_conforming_strings says.
     backslash_escapes: bool,
     /// Settings pinned on every session so that both sides print values alike.
     pub session_settings: &'static [&'static str],
@@ -45,6 +48,9 @@ pub struct Dialect {
     pub export_snapshot: Option<&'static str>,
     /// Starts a transaction in a repair script.
     pub script_begin: &'static str,
+    /// Settings at the top of a repair script, so that it reads the same whatever the client's
+    /// defaults (its character set).
+    pub script_preamble: &'static [&'static str],
     /// Counts the statements running on the server now, as (label, count) (verify's back-off).
     pub running_statements: &'static str,
     /// Lists the current database's columns as (table, column, data type, character length,
@@ -82,6 +88,7 @@ pub static MYSQL: Dialect = Dialect {
     snapshot_begin: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY",
     export_snapshot: None,
     script_begin: "START TRANSACTION;",
+    script_preamble: &["SET NAMES utf8mb4;"],
     running_statements: "SHOW GLOBAL STATUS LIKE 'Threads_running'",
     columns_query: "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()",
     // 2006 "server has gone away" and 2013 "lost connection during query" (client errors, as some
@@ -115,6 +122,7 @@ pub static POSTGRES: Dialect = Dialect {
     snapshot_begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
     export_snapshot: Some("SELECT pg_export_snapshot()"),
     script_begin: "BEGIN;",
+    script_preamble: &["SET client_encoding = 'UTF8';"],
     running_statements: "SELECT 'active', count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()",
     columns_query: "SELECT table_name, column_name, data_type, character_maximum_length, numeric_precision, numeric_scale, datetime_precision, NULL FROM information_schema.columns WHERE table_schema = current_schema()",
     // admin_shutdown, crash_shutdown, cannot_connect_now.
@@ -150,14 +158,46 @@ impl Dialect {
         format!("{q}{}{q}", name.replace(q, &format!("{q}{q}")))
     }
 
-    /// A string literal for this engine.
+    /// A string literal for this engine that reads the same under every session setting: no raw
+    /// NUL or control byte, no backslash whose meaning depends on sql_mode or
+    /// standard_conforming_strings. A string PostgreSQL text cannot hold (a NUL byte) is `NULL`
+    /// here (a look-up then finds no row, which is the truth); repair scripts check
+    /// [`Dialect::cannot_hold`] first and never write it.
     pub fn string_literal(&self, s: &str) -> String {
-        let s = if self.backslash_escapes {
-            s.replace('\\', "\\\\")
-        } else {
-            s.to_string()
-        };
+        let awkward = |b: u8| b == b'\\' || (b < 0x20 && b != b'\t' && b != b'\n');
+        if self.backslash_escapes {
+            if s.bytes().any(awkward) {
+                let hex: String = s.bytes().map(|b| format!("{b:02X}")).collect();
+                return format!("_utf8mb4 X'{hex}'");
+            }
+            return format!("'{}'", s.replace('\'', "''"));
+        }
+        if s.contains('\0') {
+            return "NULL".into();
+        }
+        if s.bytes().any(awkward) {
+            let mut out = String::with_capacity(s.len() + 3);
+            out.push_str("E'");
+            for c in s.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '\'' => out.push_str("''"),
+                    c if (c as u32) < 0x20 && c != '\t' && c != '\n' => {
+                        out.push_str(&format!("\\x{:02X}", c as u32))
+                    }
+                    c => out.push(c),
+                }
+            }
+            out.push('\'');
+            return out;
+        }
         format!("'{}'", s.replace('\'', "''"))
+    }
+
+    /// Why this engine's text cannot hold `s`, if it cannot (PostgreSQL text has no NUL byte).
+    pub fn cannot_hold(&self, s: &[u8]) -> Option<&'static str> {
+        (!self.backslash_escapes && s.contains(&0))
+            .then_some("holds a NUL byte, which PostgreSQL text cannot store")
     }
 
     /// Joins text expressions with the unit separator (0x1F); a NULL argument is skipped.
@@ -240,8 +280,14 @@ mod tests {
         assert_eq!(MYSQL.quote("a`b"), "`a``b`");
         assert_eq!(POSTGRES.quote("Order"), "\"order\"");
         assert_eq!(POSTGRES.quote("city"), "city");
-        assert_eq!(MYSQL.string_literal(r"it's a\b"), r"'it''s a\\b'");
-        assert_eq!(POSTGRES.string_literal(r"it's a\b"), r"'it''s a\b'");
+        assert_eq!(MYSQL.string_literal("it's"), "'it''s'");
+        assert_eq!(MYSQL.string_literal(r"a\b"), "_utf8mb4 X'615C62'");
+        assert_eq!(MYSQL.string_literal("a\0b"), "_utf8mb4 X'610062'");
+        assert_eq!(POSTGRES.string_literal(r"it's a\b"), r"E'it''s a\\b'");
+        assert_eq!(POSTGRES.string_literal("a\rb"), r"E'a\x0Db'");
+        assert_eq!(POSTGRES.string_literal("a\0b"), "NULL");
+        assert_eq!(POSTGRES.string_literal("line\nnext"), "'line\nnext'");
+        assert!(POSTGRES.cannot_hold(b"a\0").is_some() && MYSQL.cannot_hold(b"a\0").is_none());
     }
 
     #[test]

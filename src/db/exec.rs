@@ -59,8 +59,9 @@ impl Session {
         let attempt = async {
             match endpoint.engine {
                 Engine::MySql => {
-                    let opts = mysql_async::Opts::from_url(endpoint.raw_url())
-                        .map_err(|e| connect_error(endpoint, e.to_string()))?;
+                    let opts = endpoint
+                        .mysql_opts()
+                        .map_err(|e| connect_error(endpoint, e))?;
                     // Measure over TCP as configured, never silently over the Unix socket.
                     let opts = mysql_async::OptsBuilder::from_opts(opts).prefer_socket(false);
                     let conn = mysql_async::Conn::new(opts)
@@ -69,10 +70,13 @@ impl Session {
                     Ok::<_, DbError>(Inner::MySql(conn))
                 }
                 Engine::Postgres => {
-                    let (client, connection) =
-                        tokio_postgres::connect(endpoint.raw_url(), tokio_postgres::NoTls)
-                            .await
-                            .map_err(|e| connect_error(endpoint, pg_message(&e)))?;
+                    let config = endpoint
+                        .pg_config()
+                        .map_err(|e| connect_error(endpoint, e))?;
+                    let (client, connection) = config
+                        .connect(tokio_postgres::NoTls)
+                        .await
+                        .map_err(|e| connect_error(endpoint, pg_message(&e)))?;
                     tokio::spawn(async move {
                         let _ = connection.await;
                     });
@@ -193,6 +197,57 @@ impl Session {
     pub async fn close(self) {
         if let Inner::MySql(conn) = self.inner {
             let _ = conn.disconnect().await;
+        }
+    }
+
+    /// A way to cancel, from elsewhere, the statement this session runs at that moment.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        match &self.inner {
+            Inner::MySql(conn) => CancelHandle::MySql {
+                endpoint: self.endpoint.clone(),
+                connection_id: conn.id(),
+            },
+            Inner::Pg(client) => CancelHandle::Pg(client.cancel_token()),
+        }
+    }
+}
+
+/// Cancels the statement a session is running: PostgreSQL's cancel request, or MySQL's `KILL QUERY`
+/// sent on a connection of its own (the session's own is busy). The session stays open.
+#[derive(Clone)]
+pub enum CancelHandle {
+    MySql {
+        endpoint: Endpoint,
+        connection_id: u32,
+    },
+    Pg(tokio_postgres::CancelToken),
+}
+
+impl CancelHandle {
+    pub async fn cancel(&self) -> Result<(), DbError> {
+        match self {
+            CancelHandle::MySql {
+                endpoint,
+                connection_id,
+            } => {
+                let mut side = Session::connect(endpoint).await?;
+                let r = side.run(&format!("KILL QUERY {connection_id}")).await;
+                side.close().await;
+                match r {
+                    // 1094: the connection is gone already.
+                    Err(e) if e.code() == Some("1094") => Ok(()),
+                    other => other,
+                }
+            }
+            CancelHandle::Pg(token) => {
+                token
+                    .cancel_query(tokio_postgres::NoTls)
+                    .await
+                    .map_err(|e| DbError::Io {
+                        endpoint: "cancel request".into(),
+                        message: e.to_string(),
+                    })
+            }
         }
     }
 }

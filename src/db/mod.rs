@@ -6,11 +6,46 @@
 //! through it.
 
 pub mod compare;
+pub mod credentials;
 pub mod dialect;
 pub mod exec;
 pub mod value;
 
 use std::fmt;
+
+pub use credentials::mask_password;
+
+/// An error that says nothing about the SQL: the client or the infrastructure failed (out of file
+/// descriptors, too many connections, a lost connection, a server going down, no connection to
+/// send on). Such a statement did not run; it is neither a compatibility mismatch nor "failed on
+/// both". `code` is the server's (errno or SQLSTATE) or cutover's own `connect` / `connection`.
+pub fn infrastructure_failure(code: &str, message: &str) -> bool {
+    matches!(
+        code,
+        "connect" | "connection"
+            // MySQL/MariaDB: too many connections, user limits, out of resources, server gone,
+            // shutdown, killed.
+            | "1040" | "1203" | "1226" | "1041" | "1135" | "2002" | "2003" | "2006" | "2013"
+            | "1053" | "1927"
+            // PostgreSQL: too_many_connections, admin/crash shutdown, cannot_connect_now.
+            | "53300" | "57P01" | "57P02" | "57P03"
+    ) || code.starts_with("08") // PostgreSQL connection exceptions
+        || (code.starts_with("53") && code.len() == 5) // insufficient resources
+        || message.contains("Too many open files")
+        || message.contains("os error 24")
+}
+
+/// The URL schemes cutover takes.
+pub(crate) const SCHEMES: &[&str] = &[
+    "mysql",
+    "mariadb",
+    "postgres",
+    "postgresql",
+    "kingbase",
+    "kingbasees",
+    "kaiwudb",
+    "kwdb",
+];
 
 /// The engines cutover talks to. KingbaseES and KaiwuDB speak the PostgreSQL protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +72,8 @@ pub struct Endpoint {
     url: String,
     /// The URL with its password masked: safe to print.
     shown: String,
+    /// The password when the URL has none (password file, MYSQL_PWD, PGPASSWORD): never printed.
+    password: Option<String>,
 }
 
 impl fmt::Display for Endpoint {
@@ -73,6 +110,10 @@ pub enum DbError {
     },
     #[error("{endpoint}: connection lost: {message}")]
     Io { endpoint: String, message: String },
+    /// The endpoint cannot play the part it was given (a PostgreSQL URL as the MySQL source, a URL
+    /// without the database a command needs).
+    #[error("{endpoint}: {message}")]
+    Usage { endpoint: String, message: String },
     /// Refused before sending: the text may hold more than one statement.
     #[error(
         "{endpoint}: not sent: the text may hold a second statement from byte {offset} ({excerpt:?}); cutover sends one statement at a time, so that nothing rides along behind a harmless one"
@@ -100,37 +141,12 @@ impl DbError {
     }
 }
 
-/// Masks the password of a URL (`scheme://user:secret@host` → `scheme://user:***@host`).
-pub fn mask_password(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else {
-        return url.to_string();
-    };
-    let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    match authority.rfind('@') {
-        Some(at) => {
-            let userinfo = &authority[..at];
-            match userinfo.find(':') {
-                Some(colon) => format!(
-                    "{}{}:***{}",
-                    &url[..scheme_end + 3],
-                    &userinfo[..colon],
-                    &rest[at..]
-                ),
-                None => url.to_string(),
-            }
-        }
-        None => url.to_string(),
-    }
-}
-
 impl Endpoint {
     pub fn parse(url: &str) -> Result<Endpoint, DbError> {
         let shown = mask_password(url);
         let bad = |why: &str| DbError::BadUrl {
             url: shown.clone(),
-            why: why.to_string(),
+            why: mask_password(why),
         };
         let scheme = url
             .split("://")
@@ -152,21 +168,78 @@ impl Endpoint {
             Engine::MySql => format!("mysql://{}", &url[scheme.len() + 3..]),
             Engine::Postgres => format!("postgres://{}", &url[scheme.len() + 3..]),
         };
-        // Check the URL parses now, so a typo is reported before any work starts.
-        match engine {
+        // Check the URL parses now, so a typo is reported before any work starts, and find the
+        // password where the URL has none.
+        let password = match engine {
             Engine::MySql => {
-                mysql_async::Opts::from_url(&url).map_err(|e| bad(&e.to_string()))?;
+                let o = mysql_async::Opts::from_url(&url).map_err(|e| bad(&e.to_string()))?;
+                match o.pass() {
+                    Some(p) if !p.is_empty() => None,
+                    _ => credentials::password_for(
+                        engine,
+                        o.ip_or_hostname(),
+                        o.tcp_port(),
+                        o.db_name().unwrap_or(""),
+                        o.user().unwrap_or("root"),
+                    ),
+                }
             }
             Engine::Postgres => {
-                url.parse::<tokio_postgres::Config>()
+                let c = url
+                    .parse::<tokio_postgres::Config>()
                     .map_err(|e| bad(&e.to_string()))?;
+                match c.get_password() {
+                    Some(p) if !p.is_empty() => None,
+                    _ => {
+                        let host = match c.get_hosts().first() {
+                            Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+                            _ => "localhost".to_string(),
+                        };
+                        let user = c.get_user().unwrap_or("postgres");
+                        credentials::password_for(
+                            engine,
+                            &host,
+                            c.get_ports().first().copied().unwrap_or(5432),
+                            c.get_dbname().unwrap_or(user),
+                            user,
+                        )
+                    }
+                }
             }
-        }
+        };
         Ok(Endpoint {
             engine,
             flavor,
             url,
             shown,
+            password,
+        })
+    }
+
+    /// Refuses an endpoint given as the MySQL source that is not a MySQL URL (the usual cause:
+    /// `--source` and `--target` swapped).
+    pub fn require_mysql_source(&self, flag: &str) -> Result<(), DbError> {
+        if self.engine == Engine::MySql {
+            return Ok(());
+        }
+        Err(DbError::Usage {
+            endpoint: self.to_string(),
+            message: format!(
+                "{flag} must be the MySQL or MariaDB server the application runs on today (a mysql:// URL); this URL is a PostgreSQL-protocol server. Did you swap --source and --target?"
+            ),
+        })
+    }
+
+    /// Refuses a MySQL URL that names no database where a command works on one database.
+    pub fn require_database(&self, flag: &str, why: &str) -> Result<(), DbError> {
+        if self.engine != Engine::MySql || self.database().is_some_and(|d| !d.is_empty()) {
+            return Ok(());
+        }
+        Err(DbError::Usage {
+            endpoint: self.to_string(),
+            message: format!(
+                "the {flag} URL names no database, and {why}: add it at the end of the URL, like mysql://user@host:3306/shop"
+            ),
         })
     }
 
@@ -204,22 +277,44 @@ impl Endpoint {
             flavor: self.flavor,
             url,
             shown,
+            password: self.password.clone(),
         }
     }
 
-    pub(crate) fn raw_url(&self) -> &str {
-        &self.url
+    /// The driver options of a MySQL endpoint, with the password from elsewhere applied.
+    pub(crate) fn mysql_opts(&self) -> Result<mysql_async::Opts, String> {
+        let opts = mysql_async::Opts::from_url(&self.url).map_err(|e| e.to_string())?;
+        let mut b = mysql_async::OptsBuilder::from_opts(opts);
+        if let Some(p) = &self.password {
+            b = b.pass(Some(p.clone()));
+        }
+        Ok(b.into())
+    }
+
+    /// The driver configuration of a PostgreSQL-protocol endpoint, with the password from
+    /// elsewhere applied.
+    pub(crate) fn pg_config(&self) -> Result<tokio_postgres::Config, String> {
+        let mut c = self
+            .url
+            .parse::<tokio_postgres::Config>()
+            .map_err(|e| e.to_string())?;
+        if let Some(p) = &self.password {
+            c.password(p.as_bytes());
+        }
+        Ok(c)
     }
 }
 
 /// Turns a driver's connection error into an actionable message.
 pub(crate) fn connect_error(endpoint: &Endpoint, message: String) -> DbError {
     let lower = message.to_lowercase();
-    let hint = if lower.contains("refused")
+    let hint = if lower.contains("too many open files") || lower.contains("os error 24") {
+        "cutover ran out of file descriptors (one per connection): raise the limit (ulimit -n) or replay fewer sessions at once (--shard K/N)"
+    } else if lower.contains("refused")
         || lower.contains("no such file")
         || lower.contains("timed out")
     {
-        "Is the server running and listening there? For the local test servers run scripts/setup-servers.sh"
+        "Is the server running, and listening on that host and port? Check the host and port in the URL and that a firewall lets cutover through"
     } else if lower.contains("access denied")
         || lower.contains("password")
         || lower.contains("authentication")
@@ -239,7 +334,7 @@ pub(crate) fn connect_error(endpoint: &Endpoint, message: String) -> DbError {
 
 /// Removes anything that looks like the endpoint's password from a driver message.
 pub(crate) fn scrub(message: &str, endpoint: &Endpoint) -> String {
-    let password = match endpoint.engine {
+    let from_url = match endpoint.engine {
         Engine::MySql => mysql_async::Opts::from_url(&endpoint.url)
             .ok()
             .and_then(|o| o.pass().map(str::to_string)),
@@ -252,10 +347,13 @@ pub(crate) fn scrub(message: &str, endpoint: &Endpoint) -> String {
                     .map(|p| String::from_utf8_lossy(p).into_owned())
             }),
     };
-    match password {
-        Some(p) if !p.is_empty() => message.replace(&p, "***"),
-        _ => message.to_string(),
+    let mut out = mask_password(message);
+    for p in [from_url, endpoint.password.clone()].into_iter().flatten() {
+        if !p.is_empty() {
+            out = out.replace(&p, "***");
+        }
     }
+    out
 }
 
 #[cfg(test)]

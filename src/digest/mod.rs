@@ -410,6 +410,8 @@ impl Digester {
                 first_us: f,
                 last_us: l,
                 seconds: (l - f) as f64 / 1e6,
+                whole_seconds: (l.div_euclid(1_000_000) - f.div_euclid(1_000_000) + 1).max(1)
+                    as u64,
             }),
             _ => None,
         };
@@ -427,7 +429,7 @@ impl Digester {
             .map(|(s, n)| (n.1, *s))
             .max_by_key(|(b, s)| (*b, -s))
             .filter(|(b, _)| *b > 0);
-        let span_s = time.as_ref().map_or(0.0, |t| t.seconds);
+        let span_s = time.as_ref().map_or(0.0, |t| t.whole_seconds as f64);
         let has_durations = self.busy_us > 0;
         let concurrency = Concurrency {
             peak_in_flight: peak.map(|p| p.0),
@@ -455,14 +457,7 @@ impl Digester {
             .map(|(c, n)| (c.server_name().to_string(), n))
             .collect();
         let mut header = Header::start(SchemaId::DIGEST);
-        header.inputs = inputs
-            .iter()
-            .map(|i| InputRef {
-                path: i.path.clone(),
-                bytes: i.bytes,
-                xxh3: i.xxh3.clone(),
-            })
-            .collect();
+        header.inputs = inputs.iter().map(InputRef::from).collect();
         Digest {
             header,
             logs: inputs,
@@ -517,7 +512,8 @@ impl Digester {
             })
             .collect();
         Qps {
-            average: (span.seconds > 0.0).then(|| self.statements as f64 / span.seconds),
+            average: (span.whole_seconds > 0)
+                .then(|| self.statements as f64 / span.whole_seconds as f64),
             peak,
             peak_at: (peak > 0).then(|| format_iso_micros(peak_sec * 1_000_000)),
             interval_s: interval,
@@ -609,11 +605,16 @@ pub struct TimeSpan {
     pub first_us: i64,
     pub last_us: i64,
     pub seconds: f64,
+    /// The calendar seconds the span touches (first's to last's, both counted): what averages
+    /// are taken over, so that an average can never exceed the busiest second, even when the log
+    /// times statements to the second and the span is a few milliseconds of estimated starts.
+    #[serde(default)]
+    pub whole_seconds: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Qps {
-    /// Statements per second over the whole span.
+    /// Statements per second over the calendar seconds the span touches (never above `peak`).
     pub average: Option<f64>,
     /// The most statements started within one second.
     pub peak: u64,

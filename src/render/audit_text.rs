@@ -63,6 +63,10 @@ fn finding_line(f: &Finding) -> String {
 }
 
 impl Render for AuditReport {
+    fn header(&self) -> &crate::workload::Header {
+        &self.header
+    }
+
     /// `limit` caps the statements listed in detail (50).
     fn text(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
         write_text(out, self, opts.limit.unwrap_or(50))

@@ -6,6 +6,10 @@ use crate::workload::diag::Note;
 use std::io::{self, Write};
 
 impl Render for Digest {
+    fn header(&self) -> &crate::workload::Header {
+        &self.header
+    }
+
     /// pt-query-digest's layout; `limit` caps the fingerprints shown (20).
     fn text(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
         write(out, self, opts.limit.unwrap_or(20))

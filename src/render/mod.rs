@@ -41,6 +41,13 @@ pub struct RenderOptions {
 
 /// A stage result, printable for people and machines.
 pub trait Render: Serialize {
+    /// The header every stage result carries.
+    fn header(&self) -> &crate::workload::Header;
+    /// Why the result is incomplete (interrupted, work that could not be done); empty when it is
+    /// complete. An incomplete result is still written, and the command exits with code 2.
+    fn incomplete(&self) -> Vec<String> {
+        Vec::new()
+    }
     fn text(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()>;
     fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()>;
     /// The result as pretty JSON (every field; `limit` is for people).

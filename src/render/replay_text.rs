@@ -23,6 +23,13 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
         s.error_rate * 100.0
     )?;
     writeln!(out, "    reconnects:  {:>12}", s.reconnects)?;
+    if s.infrastructure_errors > 0 {
+        writeln!(
+            out,
+            "    did not run: {:>12}  (client or infrastructure failures, not SQL errors)",
+            s.infrastructure_errors
+        )?;
+    }
     writeln!(out, "    time:        {:>12.3}s", s.elapsed_s)?;
     let l = &s.latency_ms;
     writeln!(
@@ -46,6 +53,14 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
 }
 
 impl Render for ReplayReport {
+    fn header(&self) -> &crate::workload::Header {
+        &self.header
+    }
+
+    fn incomplete(&self) -> Vec<String> {
+        self.incomplete.clone()
+    }
+
     fn text(&self, out: &mut dyn Write, _opts: &RenderOptions) -> io::Result<()> {
         write_text(out, self)
     }
@@ -167,6 +182,9 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
             "INTERRUPTED: the figures cover what ran before the stop"
         )?;
     }
+    for why in &r.incomplete {
+        writeln!(out, "INCOMPLETE: {why}")?;
+    }
     writeln!(out, "sessions: {}\n", r.sessions)?;
     for (name, s) in &r.sides {
         side(out, name, s)?;
@@ -175,8 +193,8 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
     if r.sides.contains_key("target") {
         writeln!(
             out,
-            "compared: {}   mismatches: {}   not comparable: {}   failed on both: {}",
-            r.compared, r.mismatches, r.not_comparable, r.both_failed
+            "compared: {}   mismatches: {}   not comparable: {}   failed on both: {}   did not run: {}",
+            r.compared, r.mismatches, r.not_comparable, r.both_failed, r.not_run
         )?;
         if r.concurrent_races > 0 {
             writeln!(

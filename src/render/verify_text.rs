@@ -5,6 +5,14 @@ use crate::verify::{TableStatus, VerifyReport, WatchReport};
 use std::io::{self, Write};
 
 impl Render for VerifyReport {
+    fn header(&self) -> &crate::workload::Header {
+        &self.header
+    }
+
+    fn incomplete(&self) -> Vec<String> {
+        self.incomplete.clone()
+    }
+
     fn text(&self, out: &mut dyn Write, _opts: &RenderOptions) -> io::Result<()> {
         verify_text(out, self)
     }
@@ -15,6 +23,14 @@ impl Render for VerifyReport {
 }
 
 impl Render for WatchReport {
+    fn header(&self) -> &crate::workload::Header {
+        &self.header
+    }
+
+    fn incomplete(&self) -> Vec<String> {
+        self.report.incomplete.clone()
+    }
+
     fn text(&self, out: &mut dyn Write, _opts: &RenderOptions) -> io::Result<()> {
         verify_text(out, &self.report)?;
         writeln!(
@@ -78,6 +94,7 @@ fn verify_markdown(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
     for t in &r.tables {
         let mut notes: Vec<String> = t.reason.iter().cloned().collect();
         notes.extend(t.schema.iter().cloned());
+        notes.extend(t.cannot_hold.iter().cloned());
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -155,6 +172,9 @@ fn verify_text(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
         }
         for s in &t.schema {
             writeln!(out, "    schema: {s}")?;
+        }
+        for s in &t.cannot_hold {
+            writeln!(out, "    cannot hold: {s}")?;
         }
         for e in &t.examples {
             writeln!(

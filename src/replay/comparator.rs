@@ -23,6 +23,9 @@ pub(super) struct SideAcc {
     pub(super) lag: Latency,
     pub(super) slices: Vec<(u64, u64, u64, Latency)>,
     pub(super) reconnects: u64,
+    /// Statements that did not run because the client or the infrastructure failed.
+    pub(super) infrastructure_errors: u64,
+    pub(super) first_infrastructure_error: Option<String>,
     pub(super) first_at: Option<u64>,
     pub(super) last_at: u64,
 }
@@ -54,6 +57,8 @@ pub(super) struct Acc {
     pub(super) mismatches: u64,
     pub(super) not_comparable: u64,
     pub(super) both_failed: u64,
+    /// Pairs not compared because a side failed for infrastructure reasons.
+    pub(super) not_run: u64,
     pub(super) concurrent_races: u64,
     /// Per side: the statements that published writes (see `Published`).
     pub(super) published: [std::collections::VecDeque<Published>; 2],
@@ -96,6 +101,12 @@ pub(super) fn record(acc: &mut Acc, d: &Done) {
     };
     match &d.res {
         Res::Skipped(r) => *sa.skipped.entry(*r).or_default() += 1,
+        // Did not run: no statement, no latency, no error of the SQL's.
+        Res::Error { code, message } if crate::db::infrastructure_failure(code, message) => {
+            sa.infrastructure_errors += 1;
+            sa.first_infrastructure_error
+                .get_or_insert_with(|| format!("{code}: {message}"));
+        }
         res => {
             sa.statements += 1;
             fs.statements += 1;
@@ -129,6 +140,11 @@ pub(super) fn record(acc: &mut Acc, d: &Done) {
     }
 }
 
+/// The statement failed for a reason outside SQL (see `db::infrastructure_failure`).
+fn did_not_run(r: &Res) -> bool {
+    matches!(r, Res::Error { code, message } if crate::db::infrastructure_failure(code, message))
+}
+
 pub(super) fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) {
     let job = &src.job;
     let fa = acc.fps.entry(job.fp).or_default();
@@ -142,6 +158,10 @@ pub(super) fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) 
                 fa.not_comparable_reason
                     .get_or_insert_with(|| reason.clone());
             }
+            return;
+        }
+        _ if did_not_run(&src.res) || did_not_run(&tgt.res) => {
+            acc.not_run += 1;
             return;
         }
         (Res::Error { .. }, Res::Error { .. }) => {

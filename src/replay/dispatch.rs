@@ -11,7 +11,7 @@ use crate::workload::Command;
 use crate::workload::InputRef;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 use tokio::sync::mpsc;
 
@@ -61,15 +61,7 @@ pub(super) fn read_batches(mut reader: EventReader, tx: mpsc::Sender<BatchMsg>) 
                     .iter()
                     .map(crate::workload::diag::Note::describe)
                     .collect();
-                let inputs = reader
-                    .inputs()
-                    .iter()
-                    .map(|i| InputRef {
-                        path: i.path.clone(),
-                        bytes: i.bytes,
-                        xxh3: i.xxh3.clone(),
-                    })
-                    .collect();
+                let inputs = reader.inputs().iter().map(InputRef::from).collect();
                 let _ = tx.blocking_send(BatchMsg::End { notes, inputs });
                 return;
             }
@@ -109,7 +101,7 @@ pub(super) async fn dispatch(
     opts: Arc<ReplayOptions>,
     done_tx: mpsc::Sender<Done>,
     start: Instant,
-    stop: Arc<AtomicBool>,
+    stop: Arc<super::stop::Stop>,
     gates: Gates,
 ) -> Result<DispatchSummary, ReplayError> {
     let mut s = DispatchSummary::default();

@@ -23,6 +23,10 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     a.errors += b.errors;
     a.commits += b.commits;
     a.reconnects += b.reconnects;
+    a.infrastructure_errors += b.infrastructure_errors;
+    if a.first_infrastructure_error.is_none() {
+        a.first_infrastructure_error = b.first_infrastructure_error.clone();
+    }
     for (k, v) in &b.skipped {
         *a.skipped.entry(*k).or_default() += v;
     }
@@ -99,6 +103,12 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
         out.header.started = out.header.started.clone().min(r.header.started);
         out.header.finished = out.header.finished.clone().max(r.header.finished);
         out.interrupted |= r.interrupted;
+        for why in &r.incomplete {
+            out.incomplete.push(format!(
+                "shard {}: {why}",
+                r.shard.as_deref().unwrap_or("?")
+            ));
+        }
         out.sessions += r.sessions;
         for (name, s) in &r.sides {
             match out.sides.get_mut(name) {
@@ -112,6 +122,7 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
         out.mismatches += r.mismatches;
         out.not_comparable += r.not_comparable;
         out.both_failed += r.both_failed;
+        out.not_run += r.not_run;
         out.rewritten += r.rewritten;
         out.not_rewritable.extend(r.not_rewritable);
         out.input_notes.extend(r.input_notes);

@@ -9,6 +9,7 @@
 //! figures; only the comparator pairs their results, and the bounded queues between dispatcher and
 //! workers bound memory.
 
+mod budget;
 mod comparator;
 mod compare;
 mod dispatch;
@@ -19,6 +20,7 @@ mod plan;
 mod runner;
 mod scenario;
 mod stats;
+mod stop;
 mod summary;
 mod worker;
 
@@ -72,6 +74,9 @@ pub struct ReplayOptions {
     pub keep_order: bool,
     /// Show progress on stderr.
     pub progress: bool,
+    /// The most connections replay may open per server (`--max-connections`); by default half
+    /// of the server's free connections (see `budget`).
+    pub max_connections: Option<u64>,
 }
 
 /// One side's figures.
@@ -97,6 +102,12 @@ pub struct SideReport {
     pub timeline: Vec<TimeSlice>,
     /// Reconnections after a lost connection (session state was restored).
     pub reconnects: u64,
+    /// Statements that did not run because the client or the infrastructure failed (descriptors,
+    /// connection limits, lost connections, a server going down): not counted in `errors`.
+    #[serde(default)]
+    pub infrastructure_errors: u64,
+    #[serde(default)]
+    pub first_infrastructure_error: Option<String>,
     /// `--mode all`: statements that waited more than 2 s for their turn in the captured start order
     /// and went anyway (the interleaving may then differ from the capture's).
     #[serde(default)]
@@ -205,7 +216,7 @@ pub struct ReplayReport {
     pub mode: Mode,
     pub pace: Pace,
     pub shard: Option<String>,
-    /// Stopped early (Ctrl-C or --duration): the figures cover what ran.
+    /// Stopped early (Ctrl-C, SIGTERM or --duration): the figures cover what ran.
     pub interrupted: bool,
     pub sessions: u64,
     pub sides: BTreeMap<String, SideReport>,
@@ -215,6 +226,13 @@ pub struct ReplayReport {
     pub not_comparable: u64,
     /// Both sides failed: compared by presence only.
     pub both_failed: u64,
+    /// Executions not compared because a side could not run them (infrastructure failures).
+    #[serde(default)]
+    pub not_run: u64,
+    /// Why the run is incomplete (interrupted by a signal, statements that did not run): empty for
+    /// a complete run. An incomplete run exits with code 2 whatever it compared.
+    #[serde(default)]
+    pub incomplete: Vec<String>,
     /// Reads whose results differed while another session committed writes to the tables they read
     /// (on either side): the sessions raced differently on each side, so the difference is not
     /// counted as a mismatch (`--mode all`).

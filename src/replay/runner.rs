@@ -3,7 +3,7 @@
 //! comparator pairs the two sides' results as they arrive and keeps the statistics.
 
 use super::*;
-use super::{comparator::*, dispatch::*, gate::*, job::*, summary::*};
+use super::{budget, comparator::*, dispatch::*, gate::*, job::*, summary::*};
 use crate::capture::EventReader;
 use crate::db::DbError;
 use crate::db::exec::Session;
@@ -26,6 +26,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
             .close()
             .await;
     }
+    check_connection_budget(&opts).await?;
     let reader = EventReader::open(&opts.logs, opts.capture.clone())
         .map_err(|e| ReplayError::Input(e.to_string()))?;
     let mut header = Header::start(SchemaId::REPLAY);
@@ -39,15 +40,18 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
         .iter()
         .map(|i| InputRef::path(i.path.clone()))
         .collect();
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(super::stop::Stop::default());
     let interrupted = Arc::new(AtomicBool::new(false));
+    let signalled = Arc::new(AtomicBool::new(false));
     {
-        let (stop, interrupted) = (stop.clone(), interrupted.clone());
+        let (stop, interrupted, signalled) = (stop.clone(), interrupted.clone(), signalled.clone());
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                interrupted.store(true, Ordering::SeqCst);
-                stop.store(true, Ordering::SeqCst);
-            }
+            crate::workload::signals::interrupt().await;
+            signalled.store(true, Ordering::SeqCst);
+            interrupted.store(true, Ordering::SeqCst);
+            stop.store(true, Ordering::SeqCst);
+            // Statements running now would keep the replay (and the servers) busy: cancel them.
+            stop.cancel_running().await;
         });
     }
     if let Some(d) = opts.duration {
@@ -89,6 +93,21 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
         .await
         .map_err(|e| ReplayError::Input(format!("comparator failed: {e}")))?;
     let mut report = finish(acc, summary, &opts, interrupted.load(Ordering::SeqCst));
+    if signalled.load(Ordering::SeqCst) {
+        report.incomplete.push(format!(
+            "interrupted by a signal (Ctrl-C or SIGTERM) {:.1} s in: the figures cover what ran before it, and the statements running then were cancelled on the servers",
+            header_elapsed(&header)
+        ));
+    }
+    for (side, s) in &report.sides {
+        if s.infrastructure_errors > 0 {
+            report.incomplete.push(format!(
+                "{} statements did not run on the {side} because the client or the infrastructure failed, not the SQL (first: {}): they are not compared; fix the cause (file descriptors, connection limits, the server's health) and replay again",
+                s.infrastructure_errors,
+                s.first_infrastructure_error.as_deref().unwrap_or("?")
+            ));
+        }
+    }
     header.inputs = std::mem::take(&mut report.header.inputs);
     header.finish();
     report.header = header;
@@ -101,6 +120,42 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
         }
     }
     Ok(report)
+}
+
+/// Seconds since the header's start.
+fn header_elapsed(h: &Header) -> f64 {
+    let mut h = h.clone();
+    h.finish();
+    h.elapsed_s()
+}
+
+/// Refuses a replay that would take more of a server's connections than it may (see `budget`).
+async fn check_connection_budget(opts: &ReplayOptions) -> Result<(), ReplayError> {
+    if opts.progress {
+        eprintln!("cutover: counting the sessions the capture holds open at once…");
+    }
+    let (logs, capture, shard) = (opts.logs.clone(), opts.capture.clone(), opts.shard);
+    // The idle release is in wall time: at --speed S it spans S times as much recorded time.
+    let window = match opts.pace {
+        Pace::Speed(s) => Some((super::worker::IDLE.as_micros() as f64 * s) as i64),
+        Pace::Max => None,
+    };
+    let peak =
+        tokio::task::spawn_blocking(move || budget::peak_sessions(&logs, &capture, shard, window))
+            .await
+            .map_err(|e| ReplayError::Input(format!("session count failed: {e}")))?
+            .map_err(ReplayError::Input)?;
+    let sides =
+        std::iter::once(("source", &opts.source)).chain(opts.target.iter().map(|t| ("target", t)));
+    for (side, ep) in sides {
+        let server = budget::server_connections(ep)
+            .await
+            .map_err(ReplayError::Db)?;
+        if let Some(why) = budget::refusal(side, ep, peak, server, opts.max_connections) {
+            return Err(ReplayError::Input(why));
+        }
+    }
+    Ok(())
 }
 
 /// Why a replay could not run.

@@ -31,6 +31,7 @@ pub struct ReplaySettings {
     pub threshold: Option<f64>,
     pub alpha: Option<f64>,
     pub log_timezone: Option<String>,
+    pub max_connections: Option<u64>,
 }
 
 /// Why the settings do not make a replay.
@@ -100,6 +101,7 @@ impl ReplaySettings {
             threshold: self.threshold.or(base.threshold),
             alpha: self.alpha.or(base.alpha),
             log_timezone: self.log_timezone.or(base.log_timezone),
+            max_connections: self.max_connections.or(base.max_connections),
         }
     }
 
@@ -116,6 +118,7 @@ impl ReplaySettings {
             );
         };
         let source = Endpoint::parse(&source)?;
+        source.require_mysql_source("--source")?;
         let target = self.target.map(|t| Endpoint::parse(&t)).transpose()?;
         let mode = self.mode.unwrap_or(Mode::Reads);
         if mode == Mode::All && !self.allow_writes.unwrap_or(false) {
@@ -200,6 +203,7 @@ impl ReplaySettings {
             examples: 3,
             keep_order: mode == Mode::All && !self.free_order.unwrap_or(false),
             progress: false,
+            max_connections: self.max_connections,
         })
     }
 }

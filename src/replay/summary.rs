@@ -55,6 +55,8 @@ pub(super) fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
             })
             .collect(),
         reconnects: a.reconnects,
+        infrastructure_errors: a.infrastructure_errors,
+        first_infrastructure_error: a.first_infrastructure_error.clone(),
         order_wait_timeouts: None,
         elapsed_s,
         latency_hist: a.latency.encode(),
@@ -166,6 +168,8 @@ pub(super) fn finish(
         mismatches: acc.mismatches,
         not_comparable: acc.not_comparable,
         both_failed: acc.both_failed,
+        not_run: acc.not_run,
+        incomplete: Vec::new(),
         concurrent_races: acc.concurrent_races,
         regressions,
         regression_rule: opts.regression,

@@ -7,7 +7,7 @@ use crate::db::DbError;
 use crate::db::dialect::Autocommit;
 use crate::db::exec::{Outcome, Session};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -57,7 +57,9 @@ pub(super) struct Worker {
     pub(super) done: mpsc::Sender<Done>,
     /// The replay's start: schedules are offsets from it.
     pub(super) start: Instant,
-    pub(super) stop: Arc<AtomicBool>,
+    pub(super) stop: Arc<super::stop::Stop>,
+    /// This worker's connection in the stop's registry of running statements.
+    cancel_id: Option<u64>,
     /// The captured start order of writes (`--mode all`), shared by the side's workers.
     pub(super) gate: Option<Arc<OrderGate>>,
     /// The side's URL names the database, so the capture's `USE` is not followed.
@@ -84,7 +86,7 @@ impl Worker {
         mode: Mode,
         done: mpsc::Sender<Done>,
         start: Instant,
-        stop: Arc<AtomicBool>,
+        stop: Arc<super::stop::Stop>,
         gate: Option<Arc<OrderGate>>,
     ) -> Worker {
         Worker {
@@ -95,6 +97,7 @@ impl Worker {
             done,
             start,
             stop,
+            cancel_id: None,
             gate,
             conn: None,
             st: SessionState::default(),
@@ -175,6 +178,10 @@ impl Worker {
         let scheduled = due.map_or(self.prev_done, |d| d.max(self.prev_done));
         let t0 = Instant::now();
         let r = self.execute(job, text).await;
+        if r.is_err() && self.stop.load(Ordering::SeqCst) {
+            // Cancelled by Ctrl-C / SIGTERM (or failed while stopping): not a result to compare.
+            return Next::Stop;
+        }
         let latency_us = t0.elapsed().as_micros() as u64;
         self.prev_done = Instant::now();
         let at_us = t0.saturating_duration_since(self.start).as_micros() as u64;
@@ -262,7 +269,12 @@ impl Worker {
     /// connection), with the session's settings restored.
     async fn connected(&mut self) -> Result<(), DbError> {
         if self.conn.is_none() {
-            self.conn = Some(connect(&self.ep, self.mode, &self.st).await?);
+            let c = connect(&self.ep, self.mode, &self.st).await?;
+            if let Some(old) = self.cancel_id.take() {
+                self.stop.unregister(old);
+            }
+            self.cancel_id = Some(self.stop.register(c.cancel_handle()));
+            self.conn = Some(c);
             self.prev_done = self.prev_done.max(Instant::now());
         }
         Ok(())
@@ -403,6 +415,9 @@ impl Worker {
 
     /// Never leaves a transaction open, never commits one the capture did not commit.
     async fn close(self) {
+        if let Some(id) = self.cancel_id {
+            self.stop.unregister(id);
+        }
         if let Some(mut c) = self.conn {
             if self.st.in_txn
                 || (self.ep.engine.dialect().autocommit == Autocommit::Native

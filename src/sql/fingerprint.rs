@@ -9,7 +9,8 @@
 //!   normalisation is dropped, so single-row and multi-row inserts share a fingerprint;
 //! - whitespace and comments fold into single spaces with a canonical spacing; optimizer hints
 //!   `/*+ … */` and version comments `/*!… */` are kept (the latter normalised inside);
-//! - keywords (sqlparser's list) and built-in function names in calls (`NOW()`) are lower-cased;
+//! - keywords (sqlparser's list, and MySQL's that it lacks: `INFILE`, `LOW_PRIORITY`, …) and built-in
+//!   function names in calls (`NOW()`) are lower-cased; `ASC` after an operand is dropped (the default);
 //!   identifiers are kept exactly as written, digits and quotes included, so `sbtest1` and `sbtest2`
 //!   stay apart;
 //! - a trailing `;` is dropped.
@@ -139,10 +140,15 @@ impl Fingerprinter {
                         continue;
                     }
                     let class = classify(text);
+                    // `x ASC` is `x`: ASC is every ordering's default (and reserved, so never a
+                    // bare name), so `ORDER BY x` and `ORDER BY x ASC` are one shape.
+                    if matches!(prev, Prev::Operand | Prev::Callable) && eq_kw(text, b"ASC") {
+                        continue;
+                    }
                     if mentions_password(text, class) {
                         info.mentions_password = true;
                     }
-                    let keyword = class & keywords::KEYWORD != 0
+                    let keyword = class & (keywords::KEYWORD | keywords::MYSQL_KEYWORD) != 0
                         || (class & keywords::FUNCTION != 0
                             && toks.peek().is_some_and(|n| {
                                 n.start == tok.end
@@ -373,6 +379,32 @@ mod tests {
 
     fn fp(s: &str) -> String {
         fingerprint(s.as_bytes())
+    }
+
+    #[test]
+    fn mysql_key_words_fold_and_asc_is_the_default() {
+        assert_eq!(
+            fp("LOAD DATA LOCAL INFILE '/tmp/a' INTO TABLE t"),
+            fp("load data local infile '/tmp/b' into table t")
+        );
+        assert_eq!(
+            fp("load data local INFILE 'x' into table t"),
+            "load data local infile ? into table t"
+        );
+        assert_eq!(
+            fp("SELECT a FROM t ORDER BY x ASC, y DESC"),
+            "select a from t order by x, y desc"
+        );
+        assert_eq!(
+            fp("SELECT a FROM t ORDER BY x"),
+            fp("select a from t order by x asc")
+        );
+        assert_eq!(
+            fp("SELECT a FROM t ORDER BY f(x) ASC LIMIT 1"),
+            "select a from t order by f(x) limit ?"
+        );
+        // Names keep their case; a quoted `asc` is a name.
+        assert_eq!(fp("SELECT `asc` FROM T1"), "select `asc` from T1");
     }
 
     #[test]

@@ -19,6 +19,35 @@ pub const IN: u8 = 16;
 pub const IDENTIFIED: u8 = 32;
 /// `ROW`, which may continue a `VALUES` row list (`VALUES ROW(1), ROW(2)`).
 pub const ROW: u8 = 64;
+/// A MySQL/MariaDB key word missing from sqlparser's list: folded like one in fingerprints, so
+/// `LOAD DATA LOCAL INFILE` and `load data local infile` are one shape.
+pub const MYSQL_KEYWORD: u8 = 128;
+
+/// MySQL 8.0 / MariaDB key words (from the manuals' keyword lists) that sqlparser does not list.
+/// Only words that cannot be mistaken for a common column name are here: a non-reserved key word
+/// may be a name, and names keep their case.
+const MYSQL_KEYWORDS: &[&str] = &[
+    "ACCESSIBLE",
+    "DELAYED",
+    "DISTINCTROW",
+    "DUMPFILE",
+    "ENCLOSED",
+    "ESCAPED",
+    "HIGH_PRIORITY",
+    "INFILE",
+    "LOW_PRIORITY",
+    "OPTIONALLY",
+    "OUTFILE",
+    "SQL_BIG_RESULT",
+    "SQL_BUFFER_RESULT",
+    "SQL_CACHE",
+    "SQL_CALC_FOUND_ROWS",
+    "SQL_NO_CACHE",
+    "SQL_SMALL_RESULT",
+    "STARTING",
+    "STRAIGHT_JOIN",
+    "TERMINATED",
+];
 
 const BUILTIN_FUNCTIONS: &[&str] = &[
     "ABS",
@@ -450,6 +479,9 @@ fn classes() -> &'static Classes {
         add("IN", IN);
         add("IDENTIFIED", IDENTIFIED);
         add("ROW", ROW);
+        for w in MYSQL_KEYWORDS {
+            add(w, MYSQL_KEYWORD);
+        }
         c
     })
 }

@@ -2,6 +2,7 @@
 //! splitting and password redaction. Analysis that needs structure uses sqlparser's AST instead.
 
 pub mod classify;
+pub mod depth;
 pub mod fingerprint;
 pub mod keywords;
 pub mod lexer;

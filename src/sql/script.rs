@@ -83,6 +83,8 @@ pub struct ScriptReader<R> {
     max_statement: usize,
     block: usize,
     failed: bool,
+    /// Reading failed part-way (a damaged file): reported once the statements before it are out.
+    broken: Option<io::Error>,
 }
 
 const READ_BLOCK: usize = 1 << 20;
@@ -117,7 +119,13 @@ impl<R: Read> ScriptReader<R> {
             max_statement: MAX_STATEMENT,
             block: READ_BLOCK,
             failed: false,
+            broken: None,
         }
+    }
+
+    /// The line the reader has reached (1-based).
+    pub fn line(&self) -> usize {
+        self.line
     }
 
     /// A lower statement-size limit (tests).
@@ -145,7 +153,7 @@ impl<R: Read> ScriptReader<R> {
             self.pos = 0;
         }
         let target = self.buf.len().max(self.pos + self.want) + self.block;
-        while !self.eof && self.buf.len() < target {
+        while !self.eof && self.broken.is_none() && self.buf.len() < target {
             let old = self.buf.len();
             self.buf.resize(old + self.block, 0);
             let n = loop {
@@ -162,8 +170,10 @@ impl<R: Read> ScriptReader<R> {
                     }
                 }
                 Err(e) => {
+                    // A damaged input (corrupt or truncated gzip): the statements read before the
+                    // damage still come out, then this error.
                     self.buf.truncate(old);
-                    return Err(e);
+                    self.broken = Some(e);
                 }
             }
         }
@@ -367,7 +377,10 @@ impl<R: Read> Iterator for ScriptReader<R> {
                     return Some(Err(e.into()));
                 }
                 if self.rest().is_empty() {
-                    return None;
+                    return self.broken.take().map(|e| {
+                        self.failed = true;
+                        Err(e.into())
+                    });
                 }
             }
             match self.next_step() {
@@ -378,6 +391,10 @@ impl<R: Read> Iterator for ScriptReader<R> {
                             line: self.line,
                             limit: self.max_statement,
                         }));
+                    }
+                    if let Some(e) = self.broken.take() {
+                        self.failed = true;
+                        return Some(Err(e.into()));
                     }
                     self.want = self.rest().len() * 2;
                     if let Err(e) = self.fill() {

@@ -22,6 +22,9 @@ impl FixWriter {
             out,
             "-- cutover verify --fix-sql: {about}\n-- Review before applying to the TARGET; cutover never runs these. One transaction."
         )?;
+        for setting in engine.dialect().script_preamble {
+            writeln!(out, "{setting}")?;
+        }
         writeln!(out, "{}", engine.dialect().script_begin)?;
         Ok(FixWriter {
             out,
@@ -35,10 +38,34 @@ impl FixWriter {
         writeln!(self.out, "{statement};")
     }
 
-    /// The repair of one persistent difference.
-    pub fn write(&mut self, plan: &Plan, p: &Pending) -> io::Result<()> {
+    /// The repair of one persistent difference; `Some(why)` when it cannot be written because the
+    /// target cannot hold a source value (then a comment says so in its place).
+    pub fn write(&mut self, plan: &Plan, p: &Pending) -> io::Result<Option<String>> {
         let e = self.engine;
         let table = plan.name(e);
+        let unholdable = p.source.iter().flatten().enumerate().find_map(|(i, v)| {
+            let bytes = match v {
+                Value::Text(t) => t.as_slice(),
+                Value::Json(j) => j.as_bytes(),
+                _ => return None,
+            };
+            let why = e.dialect().cannot_hold(bytes)?;
+            Some(format!(
+                "column {} {why}",
+                plan.cols.get(i).map_or("?", |c| c.name.as_str())
+            ))
+        });
+        if let Some(why) = unholdable {
+            let key = p
+                .key
+                .iter()
+                .map(Value::display)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let note = format!("row ({key}) not repaired: its {why}");
+            writeln!(self.out, "-- {}", note.replace(['\n', '\r'], " "))?;
+            return Ok(Some(note));
+        }
         let lit = |i: usize, v: &Value| {
             super::encode::literal(e, plan.cols.get(i).map(|c| c.type_on(e)).unwrap_or(""), v)
         };
@@ -75,7 +102,7 @@ impl FixWriter {
             ))?,
             (DiffKind::Different, _) => {
                 let Some(row) = &p.source else {
-                    return Ok(());
+                    return Ok(None);
                 };
                 let sets: Vec<String> = plan
                     .cols
@@ -99,7 +126,7 @@ impl FixWriter {
                 }
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     pub fn finish(mut self) -> io::Result<u64> {

@@ -32,6 +32,9 @@ pub struct VerifyOptions {
     pub live_delay: Duration,
     pub fix_sql: Option<PathBuf>,
     pub checkpoint: Option<PathBuf>,
+    /// Set on Ctrl-C / SIGTERM (or by a caller): the run stops at the next chunk and reports what
+    /// it verified.
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl VerifyOptions {
@@ -53,6 +56,7 @@ impl VerifyOptions {
             live_delay: Duration::from_millis(500),
             fix_sql: None,
             checkpoint: None,
+            stop: Default::default(),
         }
     }
 }

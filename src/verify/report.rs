@@ -84,6 +84,9 @@ pub struct TableReport {
     pub reason: Option<String>,
     /// Schema findings: missing columns, types that cannot hold the source's values, sequences.
     pub schema: Vec<String>,
+    /// Source values the target cannot hold (a NUL byte in PostgreSQL text): those rows are not in
+    /// the `--fix-sql` file, and no repair will make the two sides equal.
+    pub cannot_hold: Vec<String>,
     pub examples: Vec<RowDifference>,
 }
 
@@ -102,6 +105,10 @@ pub struct VerifyReport {
     pub fix_statements: Option<u64>,
     /// Seconds spent paused by `--max-load`.
     pub paused_seconds: f64,
+    /// Why the run is incomplete (interrupted): empty for a complete run; the command then exits
+    /// with code 2 whatever it found.
+    #[serde(default)]
+    pub incomplete: Vec<String>,
 }
 
 impl VerifyReport {

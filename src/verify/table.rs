@@ -141,6 +141,13 @@ pub(super) async fn verify_table(
     let total_chunks = (span + width - 1) / width;
     let mut start = resume_from.unwrap_or(lo);
     while start <= hi {
+        if opts.stop.load(std::sync::atomic::Ordering::SeqCst) {
+            tr.reason = Some(format!(
+                "interrupted after {} of {total_chunks} key ranges",
+                tr.chunks
+            ));
+            return flush(plan, conns, opts, tr, fix, &mut pending, 0).await;
+        }
         let mut ranges = Vec::new();
         while start <= hi && ranges.len() < SEGMENT_CHUNKS {
             let end = (start + width - 1).min(hi);
@@ -269,8 +276,11 @@ pub(super) async fn flush(
                     .map(|r| r.iter().map(example_value).collect()),
             });
         }
-        if let Some(f) = fix.as_deref_mut() {
-            f.write(plan, p).map_err(io_error(opts))?;
+        if let Some(f) = fix.as_deref_mut()
+            && let Some(note) = f.write(plan, p).map_err(io_error(opts))?
+            && tr.cannot_hold.len() < 100
+        {
+            tr.cannot_hold.push(note);
         }
     }
     Ok(())

@@ -30,15 +30,21 @@ pub async fn watch(
         };
         on_round(&w, &r);
         history.push(w);
-        if !r.failed() || (rounds > 0 && round >= rounds) {
+        let stopped = !r.incomplete.is_empty();
+        if stopped || !r.failed() || (rounds > 0 && round >= rounds) {
             header.finish();
             return Ok(WatchReport {
                 header,
-                converged: !r.failed(),
+                converged: !stopped && !r.failed(),
                 report: r,
                 rounds: history,
             });
         }
-        tokio::time::sleep(interval).await;
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = crate::workload::signals::interrupt() => {
+                opts.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
     }
 }

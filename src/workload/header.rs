@@ -51,6 +51,9 @@ pub struct InputRef {
     pub bytes: Option<u64>,
     #[serde(default)]
     pub xxh3: Option<String>,
+    /// Where and why reading stopped before the end: the result covers only what came before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damaged: Option<String>,
 }
 
 impl InputRef {
@@ -98,6 +101,13 @@ impl Header {
             inputs: Vec::new(),
             endpoints: Endpoints::default(),
         }
+    }
+
+    /// The inputs that could not be read to their end, with where and why.
+    pub fn damaged_inputs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.inputs
+            .iter()
+            .filter_map(|i| Some((i.path.as_str(), i.damaged.as_deref()?)))
     }
 
     /// Marks the stage finished now.

@@ -6,6 +6,7 @@
 pub mod diag;
 pub mod header;
 pub mod progress;
+pub mod signals;
 pub mod time;
 
 pub use header::{Endpoints, Header, InputRef, SchemaId, Tool};
@@ -205,6 +206,17 @@ impl Event {
     }
 }
 
+impl From<&InputSummary> for header::InputRef {
+    fn from(i: &InputSummary) -> header::InputRef {
+        header::InputRef {
+            path: i.path.clone(),
+            bytes: i.bytes,
+            xxh3: i.xxh3.clone(),
+            damaged: i.damaged.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Command;
@@ -231,4 +243,8 @@ pub struct InputSummary {
     pub events: u64,
     /// xxh3-64 of the file's bytes (hex), when it was read to its end.
     pub xxh3: Option<String>,
+    /// Where and why reading stopped before the end (a corrupt or truncated file): the result
+    /// covers only what came before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damaged: Option<String>,
 }

@@ -80,9 +80,10 @@ impl<'a, 'c> Checker<'a, 'c> {
                 ..
             } => {
                 let t = self.expr(expr);
+                let at = pos(e);
                 for item in list {
                     let it = self.expr(item);
-                    self.compare(e, &t, &it, &BinaryOperator::Eq);
+                    self.compare(at, &t, &it, &BinaryOperator::Eq);
                 }
                 Typed::of(Ty::Bool)
             }
@@ -101,8 +102,9 @@ impl<'a, 'c> Checker<'a, 'c> {
                 let t = self.expr(expr);
                 let lo = self.expr(low);
                 let hi = self.expr(high);
-                self.compare(e, &t, &lo, &BinaryOperator::GtEq);
-                self.compare(e, &t, &hi, &BinaryOperator::LtEq);
+                let at = pos(e);
+                self.compare(at, &t, &lo, &BinaryOperator::GtEq);
+                self.compare(at, &t, &hi, &BinaryOperator::LtEq);
                 if t.ty.is_text() && matches!(lo.ty, Ty::StrLit(_)) {
                     let (l, c) = pos(e);
                     self.push(Hit::new("SEM-028").pos(l, c).detail("BETWEEN on strings"));
@@ -171,10 +173,11 @@ impl<'a, 'c> Checker<'a, 'c> {
             } => {
                 let op = operand.as_ref().map(|o| self.expr(o));
                 let mut result: Option<Typed<'a>> = None;
+                let at = pos(e);
                 for cw in conditions {
                     let ct = self.expr(&cw.condition);
                     if let Some(o) = &op {
-                        self.compare(e, o, &ct, &BinaryOperator::Eq);
+                        self.compare(at, o, &ct, &BinaryOperator::Eq);
                     }
                     let rt = self.expr(&cw.result);
                     if result.as_ref().is_none_or(|r| !r.ty.is_typed()) {

@@ -18,7 +18,7 @@ impl<'a, 'c> Checker<'a, 'c> {
         use BinaryOperator::*;
         match op {
             Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship => {
-                self.compare(e, &l, &r, op);
+                self.compare(pos(e), &l, &r, op);
                 Typed::of(Ty::Bool)
             }
             Plus | Minus | Multiply | Divide | Modulo | MyIntegerDivide => {
@@ -56,9 +56,17 @@ impl<'a, 'c> Checker<'a, 'c> {
         }
     }
 
-    /// A comparison between two typed operands.
-    pub(super) fn compare(&mut self, at: &Expr, l: &Typed<'a>, r: &Typed<'a>, op: &BinaryOperator) {
-        let (line, col) = pos(at);
+    /// A comparison between two typed operands, reported at `at` (line, column). The caller
+    /// computes the position once: an expression's span is the union of its children's, so asking
+    /// it per item of a 100,000-value IN list would be quadratic.
+    pub(super) fn compare(
+        &mut self,
+        at: (u64, u64),
+        l: &Typed<'a>,
+        r: &Typed<'a>,
+        op: &BinaryOperator,
+    ) {
+        let (line, col) = at;
         let ordering = matches!(
             op,
             BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq
