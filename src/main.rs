@@ -233,10 +233,11 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
 
 fn verify(a: VerifyArgs) -> Result<ExitCode> {
     let duration = |s: &str| parse_duration(s).map_err(anyhow::Error::msg);
-    let mut opts = cutover::verify::VerifyOptions::new(
-        Endpoint::parse(&a.source)?,
-        Endpoint::parse(&a.target)?,
-    );
+    let mut target = Endpoint::parse(&a.target)?;
+    if let Some(s) = &a.target_schema {
+        target = target.with_schema(s);
+    }
+    let mut opts = cutover::verify::VerifyOptions::new(Endpoint::parse(&a.source)?, target);
     opts.profile = a.profile.or(opts.profile);
     opts.tables = a.tables;
     opts.where_clause = a.where_clause;

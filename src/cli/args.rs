@@ -222,6 +222,10 @@ pub struct VerifyArgs {
     /// The target (postgres://…, kingbase://…, kaiwudb://… or mysql://…).
     #[arg(long)]
     pub target: String,
+    /// The target schema holding the tables (PostgreSQL: set as the search_path; MySQL: the
+    /// database). Default: the schemas of the target's search_path, as the application sees them.
+    #[arg(long, value_name = "SCHEMA")]
+    pub target_schema: Option<String>,
     /// The target profile, shown in the report (the URL scheme already tells the dialect).
     #[arg(long, value_parser = ["postgres", "kingbase", "kingbase-pg", "kaiwudb"])]
     pub profile: Option<String>,

@@ -53,8 +53,12 @@ pub struct Dialect {
     pub script_preamble: &'static [&'static str],
     /// Counts the statements running on the server now, as (label, count) (verify's back-off).
     pub running_statements: &'static str,
-    /// Lists the current database's columns as (table, column, data type, character length,
-    /// precision, scale, datetime precision, full column type or NULL).
+    /// Lists the columns of the tables the session's unqualified names reach, as (table, column,
+    /// data type, character length, precision, scale, datetime precision, full column type or NULL,
+    /// schema), in name-resolution order: on PostgreSQL every schema of the search_path, first
+    /// first (pgloader puts a MySQL database's tables in a schema of its own and adds it to the
+    /// database's search_path), so the first schema holding a table is the one the application
+    /// reaches.
     pub columns_query: &'static str,
     /// Error codes (MySQL errno or SQLSTATE) meaning the connection is gone.
     pub lost_connection_codes: &'static [&'static str],
@@ -90,7 +94,7 @@ pub static MYSQL: Dialect = Dialect {
     script_begin: "START TRANSACTION;",
     script_preamble: &["SET NAMES utf8mb4;"],
     running_statements: "SHOW GLOBAL STATUS LIKE 'Threads_running'",
-    columns_query: "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()",
+    columns_query: "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE, TABLE_SCHEMA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()",
     // 2006 "server has gone away" and 2013 "lost connection during query" (client errors, as some
     // proxies report them), 1927 connection killed (MariaDB), 1053 server shutdown.
     lost_connection_codes: &["1927", "1053", "2006", "2013"],
@@ -124,7 +128,7 @@ pub static POSTGRES: Dialect = Dialect {
     script_begin: "BEGIN;",
     script_preamble: &["SET client_encoding = 'UTF8';"],
     running_statements: "SELECT 'active', count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()",
-    columns_query: "SELECT table_name, column_name, data_type, character_maximum_length, numeric_precision, numeric_scale, datetime_precision, NULL FROM information_schema.columns WHERE table_schema = current_schema()",
+    columns_query: "SELECT c.table_name, c.column_name, c.data_type, c.character_maximum_length, c.numeric_precision, c.numeric_scale, c.datetime_precision, NULL, c.table_schema FROM information_schema.columns c JOIN unnest(current_schemas(false)) WITH ORDINALITY AS s(name, pos) ON s.name = c.table_schema ORDER BY s.pos, c.table_name, c.ordinal_position",
     // admin_shutdown, crash_shutdown, cannot_connect_now.
     lost_connection_codes: &["57P01", "57P02", "57P03"],
     autocommit: Autocommit::EmulatedWithBegin,

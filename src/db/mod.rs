@@ -74,6 +74,9 @@ pub struct Endpoint {
     shown: String,
     /// The password when the URL has none (password file, MYSQL_PWD, PGPASSWORD): never printed.
     password: Option<String>,
+    /// PostgreSQL: the schema unqualified names resolve to (`--target-schema`), set as the
+    /// session's search_path at connection time.
+    search_path: Option<String>,
 }
 
 impl fmt::Display for Endpoint {
@@ -213,6 +216,7 @@ impl Endpoint {
             url,
             shown,
             password,
+            search_path: None,
         })
     }
 
@@ -241,6 +245,20 @@ impl Endpoint {
                 "the {flag} URL names no database, and {why}: add it at the end of the URL, like mysql://user@host:3306/shop"
             ),
         })
+    }
+
+    /// The endpoint with its tables looked for in `schema`: on PostgreSQL the sessions' search_path
+    /// (then `public`), on MySQL the database.
+    pub fn with_schema(&self, schema: &str) -> Endpoint {
+        match self.engine {
+            Engine::MySql => self.with_database(schema),
+            Engine::Postgres => {
+                let mut e = self.clone();
+                e.search_path = Some(schema.to_string());
+                e.shown = format!("{} (schema {schema})", e.shown);
+                e
+            }
+        }
     }
 
     /// The database named in the URL, if any.
@@ -278,6 +296,7 @@ impl Endpoint {
             url,
             shown,
             password: self.password.clone(),
+            search_path: self.search_path.clone(),
         }
     }
 
@@ -300,6 +319,14 @@ impl Endpoint {
             .map_err(|e| e.to_string())?;
         if let Some(p) = &self.password {
             c.password(p.as_bytes());
+        }
+        if let Some(s) = &self.search_path {
+            // Sent as a startup option: every session of the endpoint resolves names there.
+            let quoted = format!("\"{}\"", s.replace('"', "\"\""));
+            c.options(format!(
+                "-c search_path={},public",
+                quoted.replace(' ', "\\ ")
+            ));
         }
         Ok(c)
     }

@@ -106,6 +106,9 @@ pub(super) fn record(acc: &mut Acc, d: &Done) {
             sa.infrastructure_errors += 1;
             sa.first_infrastructure_error
                 .get_or_insert_with(|| format!("{code}: {message}"));
+            if d.reconnected {
+                sa.reconnects += 1;
+            }
         }
         res => {
             sa.statements += 1;

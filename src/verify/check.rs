@@ -102,6 +102,9 @@ pub async fn target_columns(
     let q = t.engine.dialect().columns_query;
     let o = t.s.execute(q).await?;
     let mut out: BTreeMap<String, BTreeMap<String, TargetColumn>> = BTreeMap::new();
+    // Table → the schema its columns come from: the first in resolution order (a table of the
+    // same name further down the search_path is hidden, as it is from the application).
+    let mut schema_of: BTreeMap<String, String> = BTreeMap::new();
     for r in o
         .sets
         .first()
@@ -113,6 +116,14 @@ pub async fn target_columns(
         let (Some(tn), Some(cn), Some(dt)) = (text(0), text(1), text(2)) else {
             continue;
         };
+        let schema = text(8).unwrap_or_default();
+        if schema_of
+            .entry(tn.to_lowercase())
+            .or_insert_with(|| schema.clone())
+            != &schema
+        {
+            continue;
+        }
         out.entry(tn.to_lowercase()).or_default().insert(
             cn.to_lowercase(),
             TargetColumn {

@@ -170,7 +170,31 @@ pub async fn verify(
         let Some(tc) = tcols.get(&t.name.to_lowercase()) else {
             tr.status = TableStatus::Differ;
             tr.target_missing = true;
-            tr.reason = Some("the table does not exist on the target".into());
+            // The source's rows are still counted: "source 0 rows" would hide what is missing.
+            let count = format!(
+                "SELECT COUNT(*) FROM {}",
+                opts.source.engine.dialect().quote(&t.name)
+            );
+            tr.rows_source = conns
+                .src
+                .s
+                .execute(&count)
+                .await?
+                .sets
+                .first()
+                .and_then(|s| s.rows.first())
+                .and_then(|r| r.first())
+                .and_then(|v| v.as_text())
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(0);
+            tr.reason = Some(format!(
+                "the table does not exist on the target (looked for in {}; give --target-schema if it is elsewhere)",
+                if opts.target.engine == crate::db::Engine::Postgres {
+                    "the schemas of the target's search_path"
+                } else {
+                    "the target database"
+                }
+            ));
             report.tables.push(tr);
             continue;
         };
