@@ -52,7 +52,6 @@ fn fix_file(name: &str) -> String {
 #[test]
 fn mysql_target_fix_file_is_independent_of_sql_mode() {
     source(DB_MY);
-    let u = url_parts(&mysql_url());
     for (i, sql_mode) in ["", "NO_BACKSLASH_ESCAPES"].iter().enumerate() {
         let target_db = format!("{DB_MY}_t{i}");
         mysql(
@@ -72,20 +71,11 @@ fn mysql_target_fix_file_is_independent_of_sql_mode() {
         assert_eq!(j["fix_statements"], 7, "{j:#}");
         let bytes = std::fs::read(&file).unwrap();
         assert!(!bytes.contains(&0), "raw NUL in {file}");
-        let mut client = Command::new("mysql");
-        client
-            .args([
-                "--protocol=TCP",
-                "-h",
-                &u.host,
-                "-P",
-                &u.port,
-                "-u",
-                &u.user,
-                &format!("--init-command=SET SESSION sql_mode = '{sql_mode}'"),
-                &target_db,
-            ])
-            .env("MYSQL_PWD", &u.pass);
+        let mut client = mysql_client();
+        client.args([
+            &format!("--init-command=SET SESSION sql_mode = '{sql_mode}'"),
+            &target_db,
+        ]);
         apply(&mut client, &file);
         let (j, code) = verify_json_between(&src, &tgt, &["--tables", "esc"]);
         assert_eq!(
@@ -111,7 +101,6 @@ fn postgres_target_fix_file_applies_and_reports_what_it_cannot_hold() {
         pg_db,
         "CREATE TABLE esc (id integer PRIMARY KEY, s varchar(60))",
     );
-    let u = url_parts(&pg_url());
     for (i, conforming) in ["on", "off"].iter().enumerate() {
         psql(pg_db, "TRUNCATE esc");
         let file = fix_file(&format!("fix-pg{i}"));
@@ -128,26 +117,11 @@ fn postgres_target_fix_file_applies_and_reports_what_it_cannot_hold() {
         assert_eq!(j["fix_statements"], 6, "{j:#}");
         let bytes = std::fs::read(&file).unwrap();
         assert!(!bytes.contains(&0), "raw NUL in {file}");
-        let mut client = Command::new("psql");
-        client
-            .args([
-                "-h",
-                &u.host,
-                "-p",
-                &u.port,
-                "-U",
-                &u.user,
-                "-d",
-                pg_db,
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-q",
-            ])
-            .env("PGPASSWORD", &u.pass)
-            .env(
-                "PGOPTIONS",
-                format!("-c standard_conforming_strings={conforming}"),
-            );
+        let mut client = psql_client(pg_db);
+        client.env(
+            "PGOPTIONS",
+            format!("-c standard_conforming_strings={conforming}"),
+        );
         apply(&mut client, &file);
         let (j, _) = verify_json(DB, &["--tables", "esc"]);
         let t = table_report(&j, "esc");

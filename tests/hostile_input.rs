@@ -90,14 +90,7 @@ fn a_damaged_gzip_script_keeps_what_came_before() {
     let bytes = gz.finish().unwrap();
     let path = dir.path().join("dump.sql.gz");
     std::fs::write(&path, &bytes[..bytes.len() * 2 / 3]).unwrap();
-    let o = cutover(&[
-        "audit",
-        "--target",
-        "postgres",
-        "--format",
-        "json",
-        path.to_str().unwrap(),
-    ]);
+    let o = audit_file_json(&path);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("dump.sql.gz is damaged"),
@@ -145,19 +138,24 @@ fn a_log_timed_to_the_second_never_averages_above_its_peak() {
     assert!(!text.contains("1058948"), "{text}");
 }
 
-fn audit_json(sql: &str) -> (serde_json::Value, Output, f64) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("big.sql");
-    std::fs::write(&path, sql).unwrap();
-    let t0 = std::time::Instant::now();
-    let o = cutover(&[
+/// `cutover audit --target postgres --format json FILE`.
+fn audit_file_json(path: &Path) -> Output {
+    cutover(&[
         "audit",
         "--target",
         "postgres",
         "--format",
         "json",
         path.to_str().unwrap(),
-    ]);
+    ])
+}
+
+fn audit_json(sql: &str) -> (serde_json::Value, Output, f64) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("big.sql");
+    std::fs::write(&path, sql).unwrap();
+    let t0 = std::time::Instant::now();
+    let o = audit_file_json(&path);
     let secs = t0.elapsed().as_secs_f64();
     let j = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("no JSON ({e}), status {:?}: {}", o.status, stderr(&o)));
@@ -233,5 +231,92 @@ fn a_long_in_list_is_audited_in_linear_time() {
         big < small * 40.0 + 1.0,
         "10x the values took {:.0}x the time ({small:.2} s → {big:.2} s)",
         big / small
+    );
+}
+
+/// Runs cutover and samples its peak resident memory (VmHWM) from /proc until it exits: (output,
+/// peak KiB).
+fn peak_memory(args: &[&str]) -> (Output, u64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start cutover");
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    // Drain stdout on a thread so a large result never blocks the child.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut v).ok();
+        v
+    });
+    while child.try_wait().unwrap().is_none() {
+        if let Ok(s) = std::fs::read_to_string(&status)
+            && let Some(kb) = s
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse::<u64>().ok())
+        {
+            peak = peak.max(kb);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let mut out = child.wait_with_output().unwrap();
+    out.stdout = reader.join().unwrap();
+    (out, peak)
+}
+
+#[test]
+fn a_dump_sized_insert_is_audited_in_a_small_multiple_of_its_size() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("dump.sql");
+    let mut sql = String::from("INSERT INTO t VALUES ");
+    let mut i = 0u64;
+    while sql.len() < 20_000_000 {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str(&format!(
+            "({i},'{}',{},'2026-01-01 00:00:00')",
+            "x".repeat(80),
+            i * 7
+        ));
+        i += 1;
+    }
+    sql.push_str(";\n");
+    std::fs::write(&path, &sql).unwrap();
+    let (o, peak_kib) = peak_memory(&[
+        "audit",
+        "--target",
+        "postgres",
+        "--format",
+        "json",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(1)),
+        "{}",
+        stderr(&o)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let st = &j["statements"][0];
+    assert!(
+        st["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "INPUT-002"),
+        "{}",
+        st["findings"]
+    );
+    // Building every row's tokens and tree took 24x the statement (1.39 GB for 57 MB).
+    let mb = sql.len() as u64 / 1_000_000;
+    assert!(
+        peak_kib / 1024 < mb * 7 + 60,
+        "peak {} MiB for a {mb} MB statement",
+        peak_kib / 1024
     );
 }

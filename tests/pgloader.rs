@@ -19,19 +19,8 @@ fn load_sakila_into_mariadb() {
     let data = std::fs::read_to_string(dir.join("mysql-sakila-data.sql"))
         .expect("read the sakila data")
         .replace("USE sakila;", &format!("USE {DB};"));
-    let u = url_parts(&mysql_url());
     for (what, sql) in [("schema", schema), ("data", data)] {
-        let mut child = Command::new("mysql")
-            .args([
-                "--protocol=TCP",
-                "-h",
-                &u.host,
-                "-P",
-                &u.port,
-                "-u",
-                &u.user,
-            ])
-            .env("MYSQL_PWD", &u.pass)
+        let mut child = mysql_client()
             .stdin(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()

@@ -122,6 +122,16 @@ fn signal_after(mut child: Child, signal: &str, after: Duration) -> (Output, f64
     (out, sent.elapsed().as_secs_f64())
 }
 
+/// Starts cutover with its output piped, to be stopped by a signal.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start cutover")
+}
+
 fn running_on_mariadb(marker: &str) -> u64 {
     mysql(
         None,
@@ -163,22 +173,17 @@ fn ctrl_c_cancels_running_statements_and_writes_the_partial_result() {
             "cutover_cancel_my"
         };
         let target = pg_url();
-        let child = Command::new(bin())
-            .args([
-                "replay",
-                log.to_str().unwrap(),
-                "--source",
-                &mysql_url(),
-                "--target",
-                &target,
-                "--format",
-                "json",
-                "-q",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start cutover");
+        let child = spawn(&[
+            "replay",
+            log.to_str().unwrap(),
+            "--source",
+            &mysql_url(),
+            "--target",
+            &target,
+            "--format",
+            "json",
+            "-q",
+        ]);
         let (o, secs) = signal_after(child, signal, Duration::from_secs(3));
         assert!(
             secs < 10.0,
@@ -235,25 +240,20 @@ fn verify_stops_on_ctrl_c_with_a_partial_report() {
          CREATE TABLE b (id integer PRIMARY KEY, v integer); INSERT INTO b SELECT g, g FROM generate_series(1, 100) g;",
     );
     // One row per key range: thousands of round trips, seconds of work.
-    let child = Command::new(bin())
-        .args([
-            "verify",
-            "--source",
-            &with_db(&mysql_url(), db),
-            "--target",
-            &with_db(&pg_url(), db),
-            "--tables",
-            "a,b",
-            "--chunk-rows",
-            "1",
-            "--format",
-            "json",
-            "-q",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start cutover");
+    let child = spawn(&[
+        "verify",
+        "--source",
+        &with_db(&mysql_url(), db),
+        "--target",
+        &with_db(&pg_url(), db),
+        "--tables",
+        "a,b",
+        "--chunk-rows",
+        "1",
+        "--format",
+        "json",
+        "-q",
+    ]);
     let (o, secs) = signal_after(child, "INT", Duration::from_millis(1500));
     assert!(secs < 10.0, "verify took {secs:.1} s to stop");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -7,6 +7,7 @@ pub mod fingerprint;
 pub mod keywords;
 pub mod lexer;
 pub mod redact;
+pub mod sample;
 pub mod script;
 pub mod single;
 pub mod split;

@@ -96,8 +96,8 @@ pub fn url_parts(url: &str) -> UrlParts {
     }
 }
 
-/// Runs SQL with the mysql client on the test MariaDB; its tab-separated output.
-pub fn mysql(db: Option<&str>, sql: &str) -> String {
+/// The mysql client on the test MariaDB over TCP, as the test URL's user; more arguments follow.
+pub fn mysql_client() -> std::process::Command {
     let u = url_parts(&mysql_url());
     let mut cmd = std::process::Command::new("mysql");
     cmd.args([
@@ -108,12 +108,36 @@ pub fn mysql(db: Option<&str>, sql: &str) -> String {
         &u.port,
         "-u",
         &u.user,
-        "-N",
-        "-B",
-        "-e",
-        sql,
     ])
     .env("MYSQL_PWD", &u.pass);
+    cmd
+}
+
+/// psql on the test PostgreSQL in database `db`, quiet, stopping at the first error.
+pub fn psql_client(db: &str) -> std::process::Command {
+    let u = url_parts(&pg_url());
+    let mut cmd = std::process::Command::new("psql");
+    cmd.args([
+        "-h",
+        &u.host,
+        "-p",
+        &u.port,
+        "-U",
+        &u.user,
+        "-d",
+        db,
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-q",
+    ])
+    .env("PGPASSWORD", &u.pass);
+    cmd
+}
+
+/// Runs SQL with the mysql client on the test MariaDB; its tab-separated output.
+pub fn mysql(db: Option<&str>, sql: &str) -> String {
+    let mut cmd = mysql_client();
+    cmd.args(["-N", "-B", "-e", sql]);
     if let Some(d) = db {
         cmd.arg(d);
     }
@@ -130,26 +154,8 @@ pub fn mysql(db: Option<&str>, sql: &str) -> String {
 
 /// Runs SQL with psql on the test PostgreSQL, in database `db`; its unaligned output.
 pub fn psql(db: &str, sql: &str) -> String {
-    let u = url_parts(&pg_url());
-    let out = std::process::Command::new("psql")
-        .args([
-            "-h",
-            &u.host,
-            "-p",
-            &u.port,
-            "-U",
-            &u.user,
-            "-d",
-            db,
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-q",
-            "-A",
-            "-t",
-            "-c",
-            sql,
-        ])
-        .env("PGPASSWORD", &u.pass)
+    let out = psql_client(db)
+        .args(["-A", "-t", "-c", sql])
         .output()
         .unwrap_or_else(|e| panic!("cannot run psql ({e}): {HOW_TO_START}"));
     assert!(
