@@ -195,6 +195,7 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
         alpha: a.alpha,
         log_timezone: a.log_timezone,
         max_connections: a.max_connections,
+        release_idle: a.release_idle,
     };
     let file = match &a.scenario {
         Some(p) => ReplaySettings::load(p)?,

@@ -362,3 +362,86 @@ fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
         stderr(&o)
     );
 }
+
+#[test]
+fn idle_sessions_share_connections_with_release_idle() {
+    let _g = serial();
+    let db = "cutover_release_idle";
+    mysql(
+        None,
+        &format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // MySQL 5.7 general log: 100 sessions starting 50 ms apart (5 s in all), each running a
+    // statement, idling 1 s, running another; no Quit.
+    let mut log = String::from(
+        "/usr/sbin/mysqld, Version: 5.7.44-log (MySQL Community Server (GPL)). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n",
+    );
+    let mut events: Vec<(u32, String)> = Vec::new();
+    for s in 0..100u32 {
+        let at = s * 50_000;
+        events.push((at, format!("{:>6} Query\tSELECT {s}", 100 + s)));
+        events.push((
+            at + 1_000_000,
+            format!("{:>6} Query\tSELECT {s}, 2", 100 + s),
+        ));
+    }
+    events.sort();
+    for (at, rec) in events {
+        let t = format!(
+            "2026-12-04T10:00:{:02}.{:06}Z",
+            at / 1_000_000,
+            at % 1_000_000
+        );
+        log.push_str(&format!("{t}\t{rec}\n"));
+    }
+    let path = dir.path().join("general.log");
+    std::fs::write(&path, log).unwrap();
+    let url = with_db(&mysql_url(), db);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "replay",
+            path.to_str().unwrap(),
+            "--source",
+            &url,
+            "--max-connections",
+            "20",
+            "--format",
+            "json",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        spawn(&args)
+    };
+    // Each session would hold its connection for 30 s: 100 at once, over the cap.
+    let o = run(&[]).wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--release-idle"), "{}", stderr(&o));
+    // Released after 200 ms idle, they share a handful of connections.
+    let child = run(&["--release-idle", "200ms"]);
+    let mut most = 0u64;
+    let started = Instant::now();
+    let mut child = child;
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(60) {
+        let n: u64 = mysql(
+            None,
+            &format!("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = '{db}'"),
+        )
+        .trim()
+        .parse()
+        .unwrap_or(0);
+        most = most.max(n);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["sides"]["source"]["statements"], 200, "{j:#}");
+    // Held for the 1 s idle, about 20 sessions would be connected at once; released after 200 ms,
+    // a handful.
+    assert!(
+        (1..=12).contains(&most),
+        "{most} connections at once with --release-idle 200ms"
+    );
+    mysql(None, &format!("DROP DATABASE {db}"));
+}

@@ -201,6 +201,10 @@ pub struct ReplayArgs {
     /// once, plus one). Default: half of the server's free connections; never more than all of them.
     #[arg(long, value_name = "N")]
     pub max_connections: Option<u64>,
+    /// A session idle this long outside a transaction gives its connection back (and reconnects,
+    /// its state restored, when it runs again): idle sessions share connections. Default 30s.
+    #[arg(long, value_name = "DURATION")]
+    pub release_idle: Option<String>,
     #[command(flatten)]
     pub out: OutputArgs,
 }

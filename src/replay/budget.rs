@@ -18,7 +18,7 @@ pub const DEFAULT_SHARE: f64 = 0.5;
 /// The most connections the capture's sessions hold at the same time, counted over the sessions
 /// this shard replays. A session holds one from an event until its `Quit`, or, when `idle_window_us`
 /// is given, until that long (in recorded time) passes without an event: a worker idle outside a
-/// transaction gives its connection back (`worker::IDLE`) and reconnects, its state restored, on
+/// transaction gives its connection back (`--release-idle`, 30 s by default) and reconnects, its state restored, on
 /// its next statement. Without a window (`--max-speed`, where recorded time means nothing) a
 /// session holds its connection to the end.
 pub fn peak_sessions(
@@ -148,8 +148,8 @@ pub fn refusal(
         server.limit.to_string()
     };
     Some(format!(
-        "the capture keeps up to {peak} sessions busy at once (each holds a connection until it has been idle for 30 s), so replay would open {needed} connections to the {side} ({ep}); that server allows {limit} connections and {} are in use, {free} free, and {how}: at most {allowed}. \
-         Replay a shard at a time (--shard K/N divides the sessions), raise max_connections on a server that is not in production, or give --max-connections N (at most the {free} free) if the application can spare them",
+        "the capture keeps up to {peak} sessions busy at once (each holds a connection until it has been idle for the --release-idle time, 30 s by default), so replay would open {needed} connections to the {side} ({ep}); that server allows {limit} connections and {} are in use, {free} free, and {how}: at most {allowed}. \
+         Let idle sessions share connections sooner (--release-idle 1s: a session reconnects, its state restored, when it runs again), replay a shard at a time (--shard K/N divides the sessions), raise max_connections on a server that is not in production, or give --max-connections N (at most the {free} free) if the application can spare them",
         server.in_use
     ))
 }

@@ -178,6 +178,7 @@ pub(super) async fn dispatch(
                         start,
                         stop.clone(),
                         gate,
+                        opts.release_idle,
                     );
                     tokio::spawn(w.run(rx));
                     tx

@@ -77,6 +77,9 @@ pub struct ReplayOptions {
     /// The most connections replay may open per server (`--max-connections`); by default half
     /// of the server's free connections (see `budget`).
     pub max_connections: Option<u64>,
+    /// A session idle this long outside a transaction gives its connection back and reconnects,
+    /// state restored, when it runs again: how idle sessions share a server's connections.
+    pub release_idle: std::time::Duration,
 }
 
 /// One side's figures.

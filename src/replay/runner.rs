@@ -137,7 +137,7 @@ async fn check_connection_budget(opts: &ReplayOptions) -> Result<(), ReplayError
     let (logs, capture, shard) = (opts.logs.clone(), opts.capture.clone(), opts.shard);
     // The idle release is in wall time: at --speed S it spans S times as much recorded time.
     let window = match opts.pace {
-        Pace::Speed(s) => Some((super::worker::IDLE.as_micros() as f64 * s) as i64),
+        Pace::Speed(s) => Some((opts.release_idle.as_micros() as f64 * s) as i64),
         Pace::Max => None,
     };
     let peak =

@@ -32,6 +32,7 @@ pub struct ReplaySettings {
     pub alpha: Option<f64>,
     pub log_timezone: Option<String>,
     pub max_connections: Option<u64>,
+    pub release_idle: Option<String>,
 }
 
 /// Why the settings do not make a replay.
@@ -102,6 +103,7 @@ impl ReplaySettings {
             alpha: self.alpha.or(base.alpha),
             log_timezone: self.log_timezone.or(base.log_timezone),
             max_connections: self.max_connections.or(base.max_connections),
+            release_idle: self.release_idle.or(base.release_idle),
         }
     }
 
@@ -170,6 +172,16 @@ impl ReplaySettings {
             .map(|d| parse_duration(&d))
             .transpose()
             .map_err(ScenarioError::Invalid)?;
+        let release_idle = match self.release_idle {
+            None => super::worker::DEFAULT_RELEASE_IDLE,
+            Some(d) => {
+                let d = parse_duration(&d).map_err(ScenarioError::Invalid)?;
+                if d.is_zero() {
+                    return bad("--release-idle 0: give a duration like 1s or 500ms".into());
+                }
+                d
+            }
+        };
         let tz = self.log_timezone.unwrap_or_else(|| "+00:00".into());
         let Some(offset) = parse_utc_offset(&tz) else {
             return bad(format!(
@@ -204,6 +216,7 @@ impl ReplaySettings {
             keep_order: mode == Mode::All && !self.free_order.unwrap_or(false),
             progress: false,
             max_connections: self.max_connections,
+            release_idle,
         })
     }
 }

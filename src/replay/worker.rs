@@ -11,8 +11,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-/// A session idle this long (wall time, outside a transaction) gives its connection back.
-pub(super) const IDLE: Duration = Duration::from_secs(30);
+/// A session idle this long (wall time, outside a transaction) gives its connection back, unless
+/// `--release-idle` says otherwise.
+pub const DEFAULT_RELEASE_IDLE: Duration = Duration::from_secs(30);
 /// Results with more rows than this are cut to this many before comparing.
 pub(super) const MAX_ROWS: usize = 100_000;
 /// How long an ordered statement runs before the next ordered one may start (see `worker`).
@@ -30,6 +31,31 @@ pub(super) struct SessionState {
     /// Tables written in the open transaction, and when its snapshot began.
     pub(super) txn_tables: Vec<String>,
     pub(super) txn_snapshot: Option<u64>,
+    /// The session holds state a reconnect cannot restore (temporary tables, table locks, named
+    /// locks): it keeps its connection however long it idles.
+    pub(super) pinned: bool,
+}
+
+/// Whether a statement leaves state on its connection that replaying `USE`/`SET` cannot restore.
+fn pins_session(sql: &[u8]) -> bool {
+    use crate::sql::keywords::eq_kw;
+    use crate::sql::lexer::{Lexer, TokenKind};
+    let words = Lexer::new(sql)
+        .filter(|t| t.kind == TokenKind::Word)
+        .map(|t| t.text(sql));
+    let mut first: Option<&[u8]> = None;
+    for (i, w) in words.enumerate() {
+        match i {
+            0 if eq_kw(w, b"LOCK") => return true,
+            0 => first = Some(w),
+            1 if first.is_some_and(|f| eq_kw(f, b"CREATE")) && eq_kw(w, b"TEMPORARY") => {
+                return true;
+            }
+            _ if eq_kw(w, b"GET_LOCK") => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 pub(super) async fn connect(
@@ -60,6 +86,8 @@ pub(super) struct Worker {
     pub(super) stop: Arc<super::stop::Stop>,
     /// This worker's connection in the stop's registry of running statements.
     cancel_id: Option<u64>,
+    /// Idle this long outside a transaction, the session gives its connection back.
+    release_idle: Duration,
     /// The captured start order of writes (`--mode all`), shared by the side's workers.
     pub(super) gate: Option<Arc<OrderGate>>,
     /// The side's URL names the database, so the capture's `USE` is not followed.
@@ -88,6 +116,7 @@ impl Worker {
         start: Instant,
         stop: Arc<super::stop::Stop>,
         gate: Option<Arc<OrderGate>>,
+        release_idle: Duration,
     ) -> Worker {
         Worker {
             side,
@@ -98,6 +127,7 @@ impl Worker {
             start,
             stop,
             cancel_id: None,
+            release_idle,
             gate,
             conn: None,
             st: SessionState::default(),
@@ -109,15 +139,13 @@ impl Worker {
     /// Replays the session's jobs until the dispatcher says it ended, or the replay stops.
     pub(super) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) {
         loop {
-            let msg = match tokio::time::timeout(IDLE, rx.recv()).await {
+            let msg = match tokio::time::timeout(self.release_idle, rx.recv()).await {
                 Ok(Some(m)) => m,
                 Ok(None) => break,
                 Err(_) => {
                     // Idle outside a transaction: give the connection back.
-                    if !self.st.in_txn
-                        && let Some(c) = self.conn.take()
-                    {
-                        c.close().await;
+                    if !self.st.in_txn && !self.st.pinned {
+                        self.release_connection().await;
                     }
                     continue;
                 }
@@ -158,6 +186,16 @@ impl Worker {
             },
         };
         let due = job.due_us.map(|d| self.start + Duration::from_micros(d));
+        // A long pause before the statement (the dispatcher reads ahead, so its job is already
+        // here): outside a transaction, give the connection back meanwhile, as an idle session does.
+        if let Some(d) = due
+            && d.saturating_duration_since(Instant::now()) > self.release_idle
+            && !self.st.in_txn
+            && !self.st.autocommit_off
+            && !self.st.pinned
+        {
+            self.release_connection().await;
+        }
         if !self.wait_until(due).await {
             self.pass(job);
             return Next::Stop;
@@ -265,6 +303,16 @@ impl Worker {
         !self.stop.load(Ordering::Relaxed)
     }
 
+    /// Closes the connection (idle); the next statement reopens it with the session's state.
+    async fn release_connection(&mut self) {
+        if let Some(c) = self.conn.take() {
+            if let Some(id) = self.cancel_id.take() {
+                self.stop.unregister(id);
+            }
+            c.close().await;
+        }
+    }
+
     /// Opens the connection if there is none (first statement, after an idle close or a lost
     /// connection), with the session's settings restored.
     async fn connected(&mut self) -> Result<(), DbError> {
@@ -368,6 +416,9 @@ impl Worker {
         let engine = self.ep.engine;
         match r {
             Ok(mut o) => {
+                if !self.st.pinned && pins_session(text) {
+                    self.st.pinned = true;
+                }
                 match plan.control {
                     Control::Begin => self.st.in_txn = true,
                     Control::Commit | Control::Rollback => self.st.in_txn = false,
@@ -427,5 +478,20 @@ impl Worker {
             }
             c.close().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pins_session;
+
+    #[test]
+    fn session_state_that_a_reconnect_loses_pins_the_connection() {
+        assert!(pins_session(b"CREATE TEMPORARY TABLE t (a INT)"));
+        assert!(pins_session(b"lock tables t write"));
+        assert!(pins_session(b"SELECT GET_LOCK('x', 1)"));
+        assert!(!pins_session(b"SELECT 'GET_LOCK' FROM t"));
+        assert!(!pins_session(b"CREATE TABLE temporary_t (a INT)"));
+        assert!(!pins_session(b"SELECT c FROM sbtest1 WHERE id = 1"));
     }
 }
