@@ -30,12 +30,24 @@ fn pct(x: f64) -> String {
 
 /// One line for a statement, shortened.
 fn one_line(sql: &str, max: usize) -> String {
-    let flat: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > max {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    } else {
-        flat
+    // Word by word up to `max` characters: a dump's statement may be gigabytes.
+    let mut out = String::new();
+    let mut chars = 0;
+    for w in sql.split_whitespace() {
+        if chars > 0 {
+            out.push(' ');
+            chars += 1;
+        }
+        let n = w.chars().count();
+        if chars + n > max {
+            out.extend(w.chars().take(max.saturating_sub(chars)));
+            out.push('…');
+            return out;
+        }
+        out.push_str(w);
+        chars += n;
     }
+    out
 }
 
 /// Statements worth listing: fail first, then warn, by executions.
