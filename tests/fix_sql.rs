@@ -22,7 +22,9 @@ fn source(db: &str) {
         &format!(
             "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}; USE {db};
              CREATE TABLE esc (id INT PRIMARY KEY, s VARCHAR(60) CHARACTER SET utf8mb4);
-             INSERT INTO esc VALUES {ROWS};"
+             INSERT INTO esc VALUES {ROWS};
+             CREATE TABLE bin (id INT PRIMARY KEY, b BLOB);
+             INSERT INTO bin VALUES (1, X'4142'), (2, X'005C27'), (3, X'');"
         ),
     );
 }
@@ -99,12 +101,12 @@ fn postgres_target_fix_file_applies_and_reports_what_it_cannot_hold() {
     psql("postgres", &format!("CREATE DATABASE {pg_db}"));
     psql(
         pg_db,
-        "CREATE TABLE esc (id integer PRIMARY KEY, s varchar(60))",
+        "CREATE TABLE esc (id integer PRIMARY KEY, s varchar(60)); CREATE TABLE bin (id integer PRIMARY KEY, b bytea)",
     );
     for (i, conforming) in ["on", "off"].iter().enumerate() {
-        psql(pg_db, "TRUNCATE esc");
+        psql(pg_db, "TRUNCATE esc, bin");
         let file = fix_file(&format!("fix-pg{i}"));
-        let (j, code) = verify_json(DB, &["--tables", "esc", "--fix-sql", &file]);
+        let (j, code) = verify_json(DB, &["--tables", "esc,bin", "--fix-sql", &file]);
         assert_eq!(code, Some(1), "{j:#}");
         let t = table_report(&j, "esc");
         let cannot = t["cannot_hold"].as_array().unwrap();
@@ -114,7 +116,7 @@ fn postgres_target_fix_file_applies_and_reports_what_it_cannot_hold() {
                 && cannot[0].as_str().unwrap().contains("NUL"),
             "{t:#}"
         );
-        assert_eq!(j["fix_statements"], 6, "{j:#}");
+        assert_eq!(j["fix_statements"], 9, "{j:#}");
         let bytes = std::fs::read(&file).unwrap();
         assert!(!bytes.contains(&0), "raw NUL in {file}");
         let mut client = psql_client(pg_db);
@@ -123,7 +125,13 @@ fn postgres_target_fix_file_applies_and_reports_what_it_cannot_hold() {
             format!("-c standard_conforming_strings={conforming}"),
         );
         apply(&mut client, &file);
-        let (j, _) = verify_json(DB, &["--tables", "esc"]);
+        let (j, _) = verify_json(DB, &["--tables", "esc,bin"]);
+        // Bytes land as bytes whatever standard_conforming_strings says.
+        assert_eq!(
+            table_report(&j, "bin")["status"],
+            "match",
+            "standard_conforming_strings={conforming}: {j:#}"
+        );
         let t = table_report(&j, "esc");
         // Only the NUL row is left: missing on the target, and no repair can add it.
         assert_eq!(

@@ -104,6 +104,44 @@ fn a_damaged_gzip_script_keeps_what_came_before() {
         "{}",
         r["summary"]
     );
+    // Damage inside the first statement: still a result (with the other inputs audited), marked.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(
+        format!(
+            "INSERT INTO t VALUES {};\n",
+            vec!["(1, 'row')"; 200_000].join(",")
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let bytes = gz.finish().unwrap();
+    let first = dir.path().join("first.sql.gz");
+    std::fs::write(&first, &bytes[..bytes.len() / 2]).unwrap();
+    let other = dir.path().join("other.sql");
+    std::fs::write(&other, "SELECT 1;\n").unwrap();
+    let o = cutover(&[
+        "audit",
+        "--target",
+        "postgres",
+        "--format",
+        "json",
+        first.to_str().unwrap(),
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a result");
+    assert!(
+        r["inputs"][0]["damaged"]
+            .as_str()
+            .is_some_and(|d| d.contains("within its first statement")),
+        "{}",
+        r["inputs"]
+    );
+    assert_eq!(
+        r["summary"]["statements"], 1,
+        "the other input is audited: {}",
+        r["summary"]
+    );
 }
 
 #[test]

@@ -116,6 +116,25 @@ fn verify_finds_pgloaders_tables_where_the_application_does() {
             .contains("--target-schema"),
         "{actor:#}"
     );
+    let out = Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args([
+            "verify",
+            "--source",
+            &with_db(&mysql_url(), DB),
+            "--target",
+            &with_db(&pg_url(), DB),
+            "--target-schema",
+            "no_such_schema",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no such schema") && err.contains("public"),
+        "{err}"
+    );
     let (j, _) = verify(&["--tables", "actor,rental", "--target-schema", DB]);
     for name in ["actor", "rental"] {
         let t = table_report(&j, name);

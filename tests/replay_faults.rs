@@ -343,6 +343,26 @@ fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
         "{}",
         stderr(&o)
     );
+    // A PostgreSQL URL without a database would land in the one named after the user.
+    let p = url_parts(&pg_url());
+    let pg_no_db = format!("postgres://{}@{}:{}", p.user, p.host, p.port);
+    let o = Command::new(bin())
+        .args([
+            "verify",
+            "--source",
+            &mysql_url(),
+            "--target",
+            &pg_no_db,
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("the --target URL names no database"),
+        "{}",
+        stderr(&o)
+    );
     // An unreachable server: no word about the project's own set-up script.
     let o = Command::new(bin())
         .args([

@@ -181,6 +181,23 @@ fn passwords_come_from_mysql_pwd_and_a_password_file() {
     );
     let o = json(&[("MYSQL_PWD", "wrong-from-env")], &[]);
     assert!(!ok(&o) && !all_output(&o).contains("wrong-from-env"));
+    // A `?password=` parameter on a mysql:// URL is taken (and never printed).
+    let with_param = format!("{url}?password={SECRET}");
+    let (_d, sql) = script();
+    let o = cutover(
+        &[
+            "audit",
+            "--target",
+            "postgres",
+            "--live",
+            &with_param,
+            "--format",
+            "json",
+            sql.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(ok(&o), "?password= not used:\n{}", all_output(&o));
     // A missing file is a clear error.
     let o = json(&[], &["--password-file", "/nonexistent/pw"]);
     assert_eq!(o.status.code(), Some(2));

@@ -93,16 +93,23 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
     let mut got = AuditInput::default();
     let mut statements = ScriptReader::new(reader);
     let mut damaged = None;
+    // The last line of the last statement read whole.
+    let mut read_to_line = 0usize;
     while let Some(st) = statements.next() {
-        // A corrupt or truncated (gzip) file: keep what came before, and say where it stopped.
+        // A corrupt or truncated (gzip) file: keep what came before, and say where it stopped
+        // (an unreadable file from its first byte is an error: nothing was read).
         if let Err(ScriptError::Io(e)) = &st
-            && !got.statements.is_empty()
+            && hashed_any(&statements)
         {
-            damaged = Some(format!(
-                "unreadable after line {}: {e}",
-                statements.line().saturating_sub(1)
-            ));
+            damaged = Some(if read_to_line == 0 {
+                format!("unreadable within its first statement: {e}")
+            } else {
+                format!("unreadable after line {read_to_line}: {e}")
+            });
             break;
+        }
+        if let Ok(s) = &st {
+            read_to_line = s.line + s.text.matches('\n').count();
         }
         let st = st.map_err(|e| match e {
             ScriptError::Io(e) => script_error(e),
@@ -127,6 +134,11 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
         damaged,
     });
     Ok(got)
+}
+
+/// Whether the reader got any bytes before it failed (a damaged file, not an unreadable one).
+fn hashed_any<R: std::io::Read>(r: &ScriptReader<R>) -> bool {
+    r.line() > 1 || r.bytes_read() > 0
 }
 
 /// A script statement as the audit takes it.

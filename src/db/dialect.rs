@@ -119,6 +119,8 @@ pub static POSTGRES: Dialect = Dialect {
         "SET IntervalStyle = 'postgres'",
         "SET bytea_output = 'hex'",
         "SET extra_float_digits = 1",
+        // The bytea literals verify sends ('\x1f'::bytea) need it, whatever the server's default.
+        "SET standard_conforming_strings = on",
     ],
     version_query: "SELECT version()",
     read_only_session: "SET default_transaction_read_only = on",
@@ -126,7 +128,10 @@ pub static POSTGRES: Dialect = Dialect {
     snapshot_begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
     export_snapshot: Some("SELECT pg_export_snapshot()"),
     script_begin: "BEGIN;",
-    script_preamble: &["SET client_encoding = 'UTF8';"],
+    script_preamble: &[
+        "SET client_encoding = 'UTF8';",
+        "SET standard_conforming_strings = on;",
+    ],
     running_statements: "SELECT 'active', count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()",
     columns_query: "SELECT c.table_name, c.column_name, c.data_type, c.character_maximum_length, c.numeric_precision, c.numeric_scale, c.datetime_precision, NULL, c.table_schema FROM information_schema.columns c JOIN unnest(current_schemas(false)) WITH ORDINALITY AS s(name, pos) ON s.name = c.table_schema ORDER BY s.pos, c.table_name, c.ordinal_position",
     // admin_shutdown, crash_shutdown, cannot_connect_now.

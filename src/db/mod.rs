@@ -15,6 +15,55 @@ use std::fmt;
 
 pub use credentials::mask_password;
 
+/// Moves a `password=` (or `pass=`, `pwd=`) URL parameter out of a URL: (URL without it, password).
+fn take_query_password(url: &str) -> (String, Option<String>) {
+    let Some((base, query)) = url.split_once('?') else {
+        return (url.to_string(), None);
+    };
+    let mut password = None;
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            if matches!(k.to_ascii_lowercase().as_str(), "password" | "pass" | "pwd") {
+                password = Some(percent_decode(v));
+                false
+            } else {
+                true
+            }
+        })
+        .collect();
+    let url = if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    (url, password)
+}
+
+/// `%XX` escapes decoded (a URL parameter's value).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (
+                (b[i + 1] as char).to_digit(16),
+                (b[i + 2] as char).to_digit(16),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(if b[i] == b'+' { b' ' } else { b[i] });
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// An error that says nothing about the SQL: the client or the infrastructure failed (out of file
 /// descriptors, too many connections, a lost connection, a server going down, no connection to
 /// send on). Such a statement did not run; it is neither a compatibility mismatch nor "failed on
@@ -171,6 +220,11 @@ impl Endpoint {
             Engine::MySql => format!("mysql://{}", &url[scheme.len() + 3..]),
             Engine::Postgres => format!("postgres://{}", &url[scheme.len() + 3..]),
         };
+        // mysql_async knows no `?password=` parameter; libpq (and tokio-postgres) do.
+        let (url, query_password) = match engine {
+            Engine::MySql => take_query_password(&url),
+            Engine::Postgres => (url, None),
+        };
         // Check the URL parses now, so a typo is reported before any work starts, and find the
         // password where the URL has none.
         let password = match engine {
@@ -178,6 +232,7 @@ impl Endpoint {
                 let o = mysql_async::Opts::from_url(&url).map_err(|e| bad(&e.to_string()))?;
                 match o.pass() {
                     Some(p) if !p.is_empty() => None,
+                    _ if query_password.is_some() => query_password,
                     _ => credentials::password_for(
                         engine,
                         o.ip_or_hostname(),
@@ -234,15 +289,20 @@ impl Endpoint {
         })
     }
 
-    /// Refuses a MySQL URL that names no database where a command works on one database.
+    /// Refuses a URL that names no database where a command works on one database (PostgreSQL
+    /// would silently take the one named after the user).
     pub fn require_database(&self, flag: &str, why: &str) -> Result<(), DbError> {
-        if self.engine != Engine::MySql || self.database().is_some_and(|d| !d.is_empty()) {
+        if self.database().is_some_and(|d| !d.is_empty()) {
             return Ok(());
         }
+        let example = match self.engine {
+            Engine::MySql => "mysql://user@host:3306/shop",
+            Engine::Postgres => "postgres://user@host:5432/shop",
+        };
         Err(DbError::Usage {
             endpoint: self.to_string(),
             message: format!(
-                "the {flag} URL names no database, and {why}: add it at the end of the URL, like mysql://user@host:3306/shop"
+                "the {flag} URL names no database, and {why}: add it at the end of the URL, like {example}"
             ),
         })
     }
@@ -259,6 +319,11 @@ impl Endpoint {
                 e
             }
         }
+    }
+
+    /// The schema given with `--target-schema`, if any (PostgreSQL).
+    pub fn schema(&self) -> Option<&str> {
+        self.search_path.as_deref()
     }
 
     /// The database named in the URL, if any.
@@ -346,7 +411,7 @@ pub(crate) fn connect_error(endpoint: &Endpoint, message: String) -> DbError {
         || lower.contains("password")
         || lower.contains("authentication")
     {
-        "Check the user name and password in the URL, and that this user may connect from here"
+        "Check the user name and the password (from the URL, --password-file, MYSQL_PWD or PGPASSWORD), and that this user may connect from here"
     } else if lower.contains("unknown database") || lower.contains("does not exist") {
         "Check the database name at the end of the URL"
     } else {
@@ -354,9 +419,22 @@ pub(crate) fn connect_error(endpoint: &Endpoint, message: String) -> DbError {
     };
     DbError::Connect {
         endpoint: endpoint.to_string(),
-        message: scrub(&message, endpoint),
+        message: scrub(&without_repeats(&message), endpoint),
         hint: hint.to_string(),
     }
+}
+
+/// A driver message with causes repeated by nested errors said once
+/// (`Input/output error: Input/output error: Connection refused` → `Input/output error: Connection
+/// refused`).
+pub(crate) fn without_repeats(message: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in message.split(": ") {
+        if parts.last() != Some(&p) && !parts.contains(&p) {
+            parts.push(p);
+        }
+    }
+    parts.join(": ")
 }
 
 /// Removes anything that looks like the endpoint's password from a driver message.
@@ -418,6 +496,19 @@ mod tests {
             "{err}"
         );
         assert!(Endpoint::parse("localhost:3306").is_err());
+    }
+
+    #[test]
+    fn a_password_parameter_leaves_a_mysql_url() {
+        let (url, pw) =
+            take_query_password("mysql://u@h:3306/db?password=s%40cret&prefer_socket=false");
+        assert_eq!(url, "mysql://u@h:3306/db?prefer_socket=false");
+        assert_eq!(pw.as_deref(), Some("s@cret"));
+        let e = Endpoint::parse("mysql://u@h:3306/db?pwd=x%C3%A9").unwrap();
+        assert_eq!(e.password.as_deref(), Some("xé"));
+        assert!(!e.to_string().contains("x%C3"), "{e}");
+        assert_eq!(take_query_password("mysql://u@h/db").1, None);
+        assert_eq!(without_repeats("a: a: b"), "a: b");
     }
 
     #[test]

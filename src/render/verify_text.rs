@@ -87,6 +87,9 @@ fn verify_markdown(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
         },
         r.total_differences
     )?;
+    for why in &r.incomplete {
+        writeln!(out, "- **incomplete**: {}\n", md_cell(why))?;
+    }
     writeln!(
         out,
         "| table | status | source rows | target rows | missing | extra | different | in flight | notes |\n|---|---|---:|---:|---:|---:|---:|---:|---|"
@@ -202,5 +205,9 @@ fn verify_text(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
     if r.paused_seconds > 0.0 {
         writeln!(out, "paused for --max-load: {:.1} s", r.paused_seconds)?;
     }
-    writeln!(out, "total differences: {}", r.total_differences)
+    writeln!(out, "total differences: {}", r.total_differences)?;
+    for why in &r.incomplete {
+        writeln!(out, "INCOMPLETE: {why}")?;
+    }
+    Ok(())
 }

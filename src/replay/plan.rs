@@ -9,7 +9,7 @@ use crate::sql::classify::{
     setting_reach,
 };
 use crate::sql::keywords::eq_kw;
-use crate::sql::lexer::{Token, TokenKind};
+use crate::sql::lexer::{Lexer, Token, TokenKind};
 use crate::sql::single::{Lexicon, second_statement};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -325,6 +325,9 @@ pub enum SkipReason {
     EndOfAbortedTransaction,
     /// A statement inside a transaction the target aborted after an error.
     InsideAbortedTransaction,
+    /// `LOAD DATA LOCAL INFILE`: the client sent a file of its own machine, which replay does not
+    /// have.
+    LocalInfile,
 }
 
 impl SkipReason {
@@ -349,8 +352,25 @@ impl SkipReason {
             AutocommitEmulated => "SET autocommit (emulated with BEGIN/COMMIT)",
             EndOfAbortedTransaction => "end of a transaction the target aborted after an error",
             InsideAbortedTransaction => "inside a transaction the target aborted after an error",
+            LocalInfile => "LOAD DATA LOCAL INFILE (the file was on the application's machine)",
         }
     }
+}
+
+/// `LOAD DATA [LOW_PRIORITY | CONCURRENT] LOCAL INFILE …`.
+fn is_local_infile(sql: &[u8]) -> bool {
+    let mut words = Lexer::new(sql)
+        .filter(|t| t.kind == TokenKind::Word)
+        .map(|t| t.text(sql))
+        .take(5);
+    if !(words.next().is_some_and(|w| eq_kw(w, b"LOAD"))
+        && words.next().is_some_and(|w| eq_kw(w, b"DATA")))
+    {
+        return false;
+    }
+    let rest: Vec<&[u8]> = words.collect();
+    rest.windows(2)
+        .any(|w| eq_kw(w[0], b"LOCAL") && eq_kw(w[1], b"INFILE"))
 }
 
 /// The plan for one execution. A plan holds for its fingerprint, but a string literal can hide a
@@ -400,6 +420,7 @@ pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
     };
     let reach = setting_reach(sql);
     let skip = match (mode, class) {
+        _ if is_local_infile(sql) => Some(SkipReason::LocalInfile),
         (_, StatementClass::Other) => Some(SkipReason::Administration),
         (_, StatementClass::Session) if reach == SettingReach::Server => {
             Some(SkipReason::SetGlobal)
@@ -524,6 +545,35 @@ mod tests {
         assert_eq!(
             tables(b"DELETE FROM sbtest3 WHERE id=1").1,
             vec!["sbtest3".to_string()]
+        );
+    }
+}
+
+#[cfg(test)]
+mod local_infile_tests {
+    use super::*;
+
+    #[test]
+    fn load_data_local_infile_is_skipped_in_every_mode() {
+        for mode in [Mode::Reads, Mode::All] {
+            for sql in [
+                "LOAD DATA LOCAL INFILE '/tmp/a.csv' INTO TABLE t",
+                "load data low_priority local infile 'x' into table t",
+            ] {
+                assert_eq!(
+                    plan(sql.as_bytes(), mode).skip,
+                    Some(SkipReason::LocalInfile),
+                    "{sql}"
+                );
+            }
+        }
+        assert_ne!(
+            plan(
+                b"LOAD DATA INFILE '/var/lib/mysql-files/a.csv' INTO TABLE t",
+                Mode::All
+            )
+            .skip,
+            Some(SkipReason::LocalInfile)
         );
     }
 }

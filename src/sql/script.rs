@@ -85,6 +85,8 @@ pub struct ScriptReader<R> {
     failed: bool,
     /// Reading failed part-way (a damaged file): reported once the statements before it are out.
     broken: Option<io::Error>,
+    /// Bytes dropped from the front of `buf` so far.
+    consumed: usize,
 }
 
 const READ_BLOCK: usize = 1 << 20;
@@ -120,12 +122,18 @@ impl<R: Read> ScriptReader<R> {
             block: READ_BLOCK,
             failed: false,
             broken: None,
+            consumed: 0,
         }
     }
 
     /// The line the reader has reached (1-based).
     pub fn line(&self) -> usize {
         self.line
+    }
+
+    /// Bytes read from the input so far (decompressed).
+    pub fn bytes_read(&self) -> usize {
+        self.buf.len() + self.consumed
     }
 
     /// A lower statement-size limit (tests).
@@ -149,6 +157,7 @@ impl<R: Read> ScriptReader<R> {
         // Drop what was consumed, but only once it is most of the buffer: moving the rest down after
         // every statement would cost the whole buffer per statement.
         if self.pos > 0 && self.pos * 2 >= self.buf.len() {
+            self.consumed += self.pos;
             self.buf.drain(..self.pos);
             self.pos = 0;
         }

@@ -139,6 +139,25 @@ pub async fn target_columns(
     Ok(out)
 }
 
+/// The schemas (PostgreSQL, in search_path order, existing ones only) or the database (MySQL) the
+/// target's unqualified names reach.
+pub async fn searched_schemas(t: &mut Side) -> Result<Vec<String>, DbError> {
+    let q = match t.engine {
+        Engine::Postgres => "SELECT unnest(current_schemas(false))",
+        Engine::MySql => "SELECT DATABASE()",
+    };
+    let o = t.s.execute(q).await?;
+    Ok(o.sets
+        .first()
+        .map(|s| {
+            s.rows
+                .iter()
+                .filter_map(|r| r.first().and_then(Value::as_text))
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
 /// Decimal digits an integer type needs.
 fn int_digits(t: &MySqlType) -> u64 {
     match (t.base.as_str(), t.unsigned) {

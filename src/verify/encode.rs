@@ -237,7 +237,8 @@ pub fn literal(engine: Engine, target_type: &str, v: &crate::db::value::Value) -
         Value::Float { value, .. } => quoted(&value.to_string()),
         Value::Text(t) => quoted(&String::from_utf8_lossy(t)),
         Value::Json(j) => quoted(j),
-        Value::Bytes(b) if pg => format!("'\\x{}'::bytea", hex(b)),
+        // decode() reads the same whatever standard_conforming_strings says.
+        Value::Bytes(b) if pg => format!("decode('{}', 'hex')", hex(b)),
         Value::Bytes(b) => format!("X'{}'", hex(b)),
         Value::Date(_) | Value::Time(_) => quoted(&v.display()),
         Value::Timestamp(us) => {

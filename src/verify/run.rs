@@ -77,6 +77,16 @@ pub async fn verify(
         },
     };
     let tcols = check::target_columns(&mut conns.tgt).await?;
+    let searched = check::searched_schemas(&mut conns.tgt).await?;
+    if let Some(schema) = opts.target.schema()
+        && !searched.iter().any(|s| s == schema)
+    {
+        return Err(VerifyError::Other(format!(
+            "--target-schema {schema}: no such schema on the target {} (its search_path reaches: {})",
+            opts.target,
+            searched.join(", ")
+        )));
+    }
     // The profile whose type map says what each column becomes on the target: the one named, else
     // the one the target URL implies.
     let profile = match opts
@@ -188,11 +198,22 @@ pub async fn verify(
                 .and_then(|t| t.parse().ok())
                 .unwrap_or(0);
             tr.reason = Some(format!(
-                "the table does not exist on the target (looked for in {}; give --target-schema if it is elsewhere)",
-                if opts.target.engine == crate::db::Engine::Postgres {
-                    "the schemas of the target's search_path"
+                "the table does not exist on the target (looked for in {}{})",
+                match searched.as_slice() {
+                    [one] => format!(
+                        "{} {one}",
+                        if opts.target.engine == crate::db::Engine::Postgres {
+                            "schema"
+                        } else {
+                            "database"
+                        }
+                    ),
+                    many => format!("schemas {}", many.join(", ")),
+                },
+                if opts.target.schema().is_none() {
+                    "; give --target-schema if it is elsewhere"
                 } else {
-                    "the target database"
+                    ""
                 }
             ));
             report.tables.push(tr);
