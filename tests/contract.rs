@@ -85,11 +85,7 @@ fn replay_merge_and_verify_read_back() {
             "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}; CREATE TABLE {db}.t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO {db}.t VALUES (1, 'a'), (2, 'b')"
         ),
     );
-    psql(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-    );
-    psql("postgres", &format!("CREATE DATABASE {db}"));
+    common::fresh_pg_database(db);
     psql(
         db,
         "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t VALUES (1, 'a'), (2, 'b')",

@@ -94,11 +94,7 @@ fn mysql_target_fix_file_is_independent_of_sql_mode() {
 fn postgres_target_fix_file_applies_and_reports_what_it_cannot_hold() {
     source(DB);
     let pg_db = DB;
-    psql(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {pg_db} WITH (FORCE)"),
-    );
-    psql("postgres", &format!("CREATE DATABASE {pg_db}"));
+    fresh_pg_database(pg_db);
     psql(
         pg_db,
         "CREATE TABLE esc (id integer PRIMARY KEY, s varchar(60)); CREATE TABLE bin (id integer PRIMARY KEY, b bytea)",

@@ -34,11 +34,7 @@ fn mariadb_victims(db: &str) {
 }
 
 fn postgres_victims(db: &str) {
-    psql(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-    );
-    psql("postgres", &format!("CREATE DATABASE {db}"));
+    common::fresh_pg_database(db);
     psql(
         db,
         "CREATE TABLE victim (id INT PRIMARY KEY, v INT); INSERT INTO victim VALUES (1, 1), (2, 2)",

@@ -42,11 +42,7 @@ fn load_sakila_into_mariadb() {
 }
 
 fn pgloader() {
-    psql(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {DB} WITH (FORCE)"),
-    );
-    psql("postgres", &format!("CREATE DATABASE {DB}"));
+    fresh_pg_database(DB);
     let out = Command::new("pgloader")
         .args([&with_db(&mysql_url(), DB), &with_db(&pg_url(), DB)])
         .output()

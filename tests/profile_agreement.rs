@@ -85,11 +85,7 @@ fn audit_live_setup_and_verify_give_one_type_per_column() {
             &Endpoint::parse(&src).unwrap(),
         ))
         .unwrap_or_else(|e| panic!("{e}\n({HOW_TO_START})"));
-    psql(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-    );
-    psql("postgres", &format!("CREATE DATABASE {db}"));
+    common::fresh_pg_database(db);
     let mut expected = std::collections::BTreeMap::new();
     for t in &schema.tables {
         let create = create_table_pg(t, &profile, false);

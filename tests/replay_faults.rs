@@ -229,11 +229,7 @@ fn verify_stops_on_ctrl_c_with_a_partial_report() {
              CREATE TABLE b (id INT PRIMARY KEY, v INT); INSERT INTO b SELECT seq, seq FROM seq_1_to_100;"
         ),
     );
-    psql(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-    );
-    psql("postgres", &format!("CREATE DATABASE {db}"));
+    fresh_pg_database(db);
     psql(
         db,
         "CREATE TABLE a (id integer PRIMARY KEY, v integer); INSERT INTO a SELECT g, g FROM generate_series(1, 20000) g;

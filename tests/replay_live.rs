@@ -45,11 +45,7 @@ fn mariadb_sbtest(db: &str) {
 
 /// The same rows on PostgreSQL database `db`.
 fn postgres_sbtest(db: &str) {
-    psql(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
-    );
-    psql("postgres", &format!("CREATE DATABASE {db}"));
+    common::fresh_pg_database(db);
     for t in 1..=4 {
         psql(
             db,

@@ -28,11 +28,7 @@ fn load() {
            2000 + seq % 100, seq % 256 FROM seq_1_to_2000;
          CREATE TABLE nokey (a INT, b VARCHAR(10)); INSERT INTO nokey VALUES (1, 'x'), (1, 'x');"
     ));
-    psql(
-        "postgres",
-        &format!("DROP DATABASE IF EXISTS {DB} WITH (FORCE)"),
-    );
-    psql("postgres", &format!("CREATE DATABASE {DB}"));
+    common::fresh_pg_database(DB);
     psql(
         DB,
         "SET TIME ZONE 'UTC';

@@ -166,6 +166,15 @@ pub fn psql(db: &str, sql: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Drops and creates the PostgreSQL database `db` (sessions still on it are ended).
+pub fn fresh_pg_database(db: &str) {
+    psql(
+        "postgres",
+        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+    );
+    psql("postgres", &format!("CREATE DATABASE {db}"));
+}
+
 /// Runs `cutover verify --format json -q` from the MariaDB database `db` to the PostgreSQL one of
 /// the same name; returns its JSON and exit code.
 pub fn verify_json(db: &str, extra: &[&str]) -> (serde_json::Value, Option<i32>) {
