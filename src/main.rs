@@ -260,7 +260,7 @@ fn verify(a: VerifyArgs) -> Result<ExitCode> {
     let on_table = |t: &str| progress.note(t);
     match &a.watch {
         None => {
-            progress.phase("verifying", None, Unit::Items);
+            progress.phase("verifying", None, Unit::Notes);
             let r = runtime.block_on(cutover::verify::verify(&opts, on_table))?;
             progress.finish();
             print(&r, &a.out, None, r.failed())
@@ -268,7 +268,7 @@ fn verify(a: VerifyArgs) -> Result<ExitCode> {
         Some(every) => {
             let interval = duration(every)?;
             let text = a.out.format == Format::Text && !a.out.quiet;
-            progress.phase("verifying", None, Unit::Items);
+            progress.phase("verifying", None, Unit::Notes);
             let w = runtime.block_on(cutover::verify::watch(
                 &opts,
                 interval,

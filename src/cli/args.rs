@@ -243,7 +243,7 @@ pub struct VerifyArgs {
     #[arg(long = "where")]
     pub where_clause: Option<String>,
     /// Rows per chunk (key range) or per hash bucket (default 10000).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub chunk_rows: Option<u64>,
     /// Sessions per server computing chunk digests (default 1; each holds its own snapshot on
     /// MySQL; on PostgreSQL they share one).

@@ -33,6 +33,7 @@ impl Progress for TermProgress {
             (Unit::Bytes, None) => "{spinner} {prefix} {bytes} ({bytes_per_sec}) {msg}",
             (Unit::Items, Some(_)) => "{spinner} {prefix} {pos}/{len} ({per_sec}, {left}) {msg}",
             (Unit::Items, None) => "{spinner} {prefix} {pos} ({per_sec}) {msg}",
+            (Unit::Notes, _) => "{spinner} {prefix} {msg} ({elapsed})",
         };
         let style = ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())

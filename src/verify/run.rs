@@ -152,7 +152,7 @@ pub async fn verify(
         None => schema.tables.iter().collect(),
     };
     let total_tables = wanted.len();
-    for t in wanted {
+    for (table_no, t) in wanted.into_iter().enumerate() {
         if opts.stop.load(std::sync::atomic::Ordering::SeqCst) {
             report.not_verified.push(t.name.clone());
             report.tables.push(TableReport {
@@ -167,7 +167,11 @@ pub async fn verify(
             report.tables.push(done.clone());
             continue;
         }
-        progress(&t.name);
+        progress(&format!(
+            "table {} of {total_tables}: {}",
+            table_no + 1,
+            t.name
+        ));
         let resume = ckpt.current.take().filter(|(tr, _)| tr.table == t.name);
         let mut tr = match &resume {
             Some((tr, _)) => tr.clone(),

@@ -217,7 +217,7 @@ pub(super) async fn verify_table(
         }
         flush(plan, conns, opts, tr, fix.as_deref_mut(), &mut pending, 0).await?;
         progress(&format!(
-            "{} {}/{} chunks",
+            "{}: {} of {} key ranges",
             plan.table, tr.chunks, total_chunks
         ));
         if opts.checkpoint.is_some() {

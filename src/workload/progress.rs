@@ -7,6 +7,8 @@ pub enum Unit {
     Bytes,
     /// Statements, tables, chunks: named in the phase's text.
     Items,
+    /// No counter: the notes say how far it got (verify's "table 120/400 chunks").
+    Notes,
 }
 
 /// Receives progress. Every method has a do-nothing default, so [`Quiet`] is one line.
