@@ -34,6 +34,9 @@ pub enum TargetKind {
     Plain,
     /// PostgreSQL boolean for a MySQL TINYINT(1).
     Bool,
+    /// A PostgreSQL text array for a MySQL SET (what pgloader makes of it): compared as the SET's
+    /// comma-joined members, in order, which is what pgloader keeps.
+    SetArray,
 }
 
 /// A PostgreSQL name as cutover's DDL writes it (lower case, quoted when needed).
@@ -76,6 +79,7 @@ pub fn column_text(
         },
         Engine::Postgres => match base {
             _ if target == TargetKind::Bool => format!("({c})::int::text"),
+            _ if target == TargetKind::SetArray => format!("array_to_string({c}, ',')"),
             "DECIMAL" | "NUMERIC" => format!("trim_scale({c})::text"),
             "DATETIME" | "TIMESTAMP" => format!("to_char({c}, 'YYYY-MM-DD HH24:MI:SS.US')"),
             "DATE" => format!("to_char({c}, 'YYYY-MM-DD')"),
@@ -235,6 +239,17 @@ pub fn literal(engine: Engine, target_type: &str, v: &crate::db::value::Value) -
             if pg { format!("'{t}'::float8") } else { t }
         }
         Value::Float { value, .. } => quoted(&value.to_string()),
+        // A SET's members as an array literal, left untyped so that it takes the column's array
+        // type (pgloader makes an enum array of it); an empty SET is an empty array.
+        Value::Text(t) if pg && target_type == "array" => {
+            let text = String::from_utf8_lossy(t);
+            let members: Vec<String> = text
+                .split(',')
+                .filter(|m| !m.is_empty())
+                .map(|m| format!("\"{}\"", m.replace('\\', "\\\\").replace('"', "\\\"")))
+                .collect();
+            quoted(&format!("{{{}}}", members.join(",")))
+        }
         Value::Text(t) => quoted(&String::from_utf8_lossy(t)),
         Value::Json(j) => quoted(j),
         // decode() reads the same whatever standard_conforming_strings says.

@@ -191,6 +191,23 @@ impl Plan {
         cols.join(", ")
     }
 
+    /// The compared columns as fetched for row-by-row comparison: as they are, but a text array
+    /// holding a SET comes back as the SET's text.
+    pub fn select_list(&self, e: Engine) -> String {
+        let cols: Vec<String> = self
+            .cols
+            .iter()
+            .map(|c| match (e, c.target) {
+                (Engine::Postgres, super::encode::TargetKind::SetArray) => {
+                    let q = quote(e, &c.name);
+                    format!("array_to_string({q}, ',') AS {q}")
+                }
+                _ => quote(e, &c.name),
+            })
+            .collect();
+        cols.join(", ")
+    }
+
     /// The positions of the key columns among `cols`.
     pub fn key_positions(&self) -> Vec<usize> {
         self.key
@@ -225,7 +242,7 @@ impl Plan {
             .collect();
         format!(
             "SELECT {} FROM {} WHERE {}",
-            self.column_list(e),
+            self.select_list(e),
             self.name(e),
             conds.join(" OR ")
         )
@@ -237,7 +254,7 @@ impl Plan {
         let h = self.row_hash(e);
         format!(
             "SELECT {h}, {} FROM {}{}",
-            self.column_list(e),
+            self.select_list(e),
             self.name(e),
             self.with_where(Some(format!("{h} IN ({})", list.join(", "))))
         )

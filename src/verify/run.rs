@@ -237,10 +237,10 @@ pub async fn verify(
                     cols.push(EncodedColumn {
                         name: c.name.clone(),
                         mysql_type: c.mysql_type.clone(),
-                        target: if dt.data_type == "boolean" {
-                            TargetKind::Bool
-                        } else {
-                            TargetKind::Plain
+                        target: match dt.data_type.as_str() {
+                            "boolean" => TargetKind::Bool,
+                            "array" if c.mysql_type.base == "SET" => TargetKind::SetArray,
+                            _ => TargetKind::Plain,
                         },
                         nullable: c.nullable,
                         collation: c.collation.clone().or_else(|| t.collation.clone()),
