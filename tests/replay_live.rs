@@ -451,6 +451,20 @@ fn shards_merge_into_the_whole_and_bad_settings_are_refused() {
             "--shard",
             &format!("{k}/2"),
         ]);
+        // A shard's rate is physical: its statements' time, spread over its sessions, fits in its
+        // elapsed time (a shard once reported a million statements per second over 0.5 ms).
+        let part: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let s = &part["sides"]["source"];
+        let busy_s =
+            s["latency_ms"]["avg"].as_f64().unwrap() * s["statements"].as_f64().unwrap() / 1e3;
+        let sessions = part["sessions"].as_f64().unwrap().max(1.0);
+        assert!(
+            s["elapsed_s"].as_f64().unwrap() >= busy_s / sessions,
+            "shard {k}: {} statements busy {busy_s:.4} s over {sessions} sessions in {} s ({} QPS)",
+            s["statements"],
+            s["elapsed_s"],
+            s["qps"]
+        );
         let p = dir.path().join(format!("part{k}.json"));
         std::fs::write(&p, &out.stdout).unwrap();
         parts.push(p.display().to_string());

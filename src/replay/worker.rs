@@ -294,11 +294,13 @@ impl Worker {
     /// Waits for the schedule, in slices so that a stop (Ctrl-C, `--duration`) is noticed during
     /// long pauses; false when the replay stopped.
     async fn wait_until(&self, due: Option<Instant>) -> bool {
-        if let Some(d) = due {
-            while Instant::now() < d && !self.stop.load(Ordering::Relaxed) {
-                tokio::time::sleep_until(d.min(Instant::now() + Duration::from_millis(100)).into())
-                    .await;
-            }
+        // Nothing starts before the replay's start, `--max-speed` included: times are measured
+        // from it (a statement sent during the connection headroom would count as taking no time,
+        // and a short replay or a shard reported a million statements per second).
+        let d = due.map_or(self.start, |d| d.max(self.start));
+        while Instant::now() < d && !self.stop.load(Ordering::Relaxed) {
+            tokio::time::sleep_until(d.min(Instant::now() + Duration::from_millis(100)).into())
+                .await;
         }
         !self.stop.load(Ordering::Relaxed)
     }
