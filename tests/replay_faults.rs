@@ -461,3 +461,58 @@ fn idle_sessions_share_connections_with_release_idle() {
     );
     mysql(None, &format!("DROP DATABASE {db}"));
 }
+
+#[test]
+fn the_report_says_when_the_recorded_pace_was_not_held() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    // MySQL 5.7 general log, microsecond times: 200 statements of 4 sessions, 10 ms apart (2 s).
+    let mut log = String::from(
+        "/usr/sbin/mysqld, Version: 5.7.44-log (MySQL Community Server (GPL)). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n",
+    );
+    for i in 0..200u32 {
+        let at = i * 10_000;
+        log.push_str(&format!(
+            "2026-12-04T10:00:{:02}.{:06}Z\t{:>6} Query\tSELECT {i}\n",
+            at / 1_000_000,
+            at % 1_000_000,
+            100 + i % 4
+        ));
+    }
+    let path = dir.path().join("paced.log");
+    std::fs::write(&path, log).unwrap();
+    let side = |speed: &str| {
+        let o = Command::new(bin())
+            .args([
+                "replay",
+                path.to_str().unwrap(),
+                "--source",
+                &mysql_url(),
+                "--speed",
+                speed,
+                "--format",
+                "json",
+                "-q",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+        j["sides"]["source"].clone()
+    };
+    // At the recorded pace (100 QPS) a local MariaDB keeps up.
+    let s = side("1");
+    let rec = s["recorded_qps"].as_f64().unwrap();
+    assert!((90.0..=110.0).contains(&rec), "{s:#}");
+    assert!(s["pace"].as_f64().unwrap() > 0.9, "{s:#}");
+    let slices: u64 = s["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["recorded"].as_u64().unwrap())
+        .sum();
+    assert_eq!(slices, 200);
+    // 100,000 times faster than recorded (10 million QPS asked of 4 sessions): not held, and said.
+    let s = side("100000");
+    assert!(s["pace"].as_f64().unwrap() < 0.9, "{s:#}");
+}

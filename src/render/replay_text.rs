@@ -43,6 +43,19 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
         "    start lag (ms): p50 {:.3}   p99 {:.3}   max {:.3}",
         g.p50, g.p99, g.max
     )?;
+    if let (Some(rec), Some(pace)) = (s.recorded_qps, s.pace) {
+        writeln!(
+            out,
+            "    pace:        {:.0} QPS of the recorded {rec:.0} ({:.0}%){}",
+            s.qps,
+            pace * 100.0,
+            if pace < 0.9 {
+                ": the replay did not hold the recorded load; its latencies describe a lighter one"
+            } else {
+                ""
+            }
+        )?;
+    }
     if !s.skipped.is_empty() {
         writeln!(out, "    not sent:")?;
         for (why, n) in &s.skipped {

@@ -26,6 +26,10 @@ pub(super) struct SideAcc {
     /// Statements that did not run because the client or the infrastructure failed.
     pub(super) infrastructure_errors: u64,
     pub(super) first_infrastructure_error: Option<String>,
+    /// Statements sent or due, per 10 s of the schedule (the recorded pace, scaled by the speed).
+    pub(super) recorded: Vec<u64>,
+    /// The first and last scheduled start (µs from the replay's start), at `--speed`.
+    pub(super) due_span: Option<(u64, u64)>,
     pub(super) first_at: Option<u64>,
     pub(super) last_at: u64,
 }
@@ -99,6 +103,19 @@ pub(super) fn record(acc: &mut Acc, d: &Done) {
         Side::Source => &mut fa.source,
         Side::Target => &mut fa.target,
     };
+    if !matches!(d.res, Res::Skipped(_))
+        && let Some(due) = d.job.due_us
+    {
+        let slot = (due / 10_000_000) as usize;
+        if sa.recorded.len() <= slot {
+            sa.recorded.resize(slot + 1, 0);
+        }
+        sa.recorded[slot] += 1;
+        sa.due_span = Some(
+            sa.due_span
+                .map_or((due, due), |(a, b)| (a.min(due), b.max(due))),
+        );
+    }
     match &d.res {
         Res::Skipped(r) => *sa.skipped.entry(*r).or_default() += 1,
         // Did not run: no statement, no latency, no error of the SQL's.

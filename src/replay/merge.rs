@@ -47,6 +47,12 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     };
     a.qps = per_s(a.statements);
     a.tps = per_s(a.commits);
+    // Shards run side by side on disjoint sessions: their scheduled rates add up.
+    a.recorded_qps = match (a.recorded_qps, b.recorded_qps) {
+        (Some(x), Some(y)) => Some(x + y),
+        (x, y) => x.or(y),
+    };
+    a.pace = a.recorded_qps.filter(|r| *r > 0.0).map(|r| a.qps / r);
     a.error_rate = if a.statements > 0 {
         a.errors as f64 / a.statements as f64
     } else {
@@ -64,6 +70,8 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
         t.errors += s.errors;
         t.commits += s.commits;
         t.qps = t.statements as f64 / 10.0;
+        t.recorded += s.recorded;
+        t.recorded_qps = t.recorded as f64 / 10.0;
         if let Some(h) = &s.latency_hist {
             let merged = merge_lat(
                 t.latency_hist

@@ -117,6 +117,13 @@ pub struct SideReport {
     pub order_wait_timeouts: Option<u64>,
     /// Wall time from the first statement to the last, in seconds.
     pub elapsed_s: f64,
+    /// At `--speed`: the rate the schedule asked for (the capture's, scaled), and the achieved
+    /// `qps` as a share of it. Below 0.9 the replay did not hold the recorded load, and its
+    /// latencies describe a lighter one.
+    #[serde(default)]
+    pub recorded_qps: Option<f64>,
+    #[serde(default)]
+    pub pace: Option<f64>,
     /// Histograms for `cutover merge`.
     pub latency_hist: SerializedLatency,
     pub lag_hist: SerializedLatency,
@@ -131,6 +138,11 @@ pub struct TimeSlice {
     pub errors: u64,
     pub commits: u64,
     pub qps: f64,
+    /// Statements the schedule (the recorded pace at `--speed`) put in this slice, and their rate.
+    #[serde(default)]
+    pub recorded: u64,
+    #[serde(default)]
+    pub recorded_qps: f64,
     pub p99_ms: f64,
     /// avg/p50/p95/p99/max of the slice, in ms.
     #[serde(default)]

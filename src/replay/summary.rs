@@ -10,6 +10,11 @@ pub(super) fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
     let elapsed_s = a
         .first_at
         .map_or(0.0, |f| (a.last_at.saturating_sub(f)) as f64 / 1e6);
+    // The schedule's rate over its own span (a one-statement schedule has none).
+    let recorded_qps = a.due_span.and_then(|(first, last)| {
+        let n: u64 = a.recorded.iter().sum();
+        (last > first).then(|| n as f64 / ((last - first) as f64 / 1e6))
+    });
     let per_s = |n: u64| {
         if elapsed_s > 0.0 {
             n as f64 / elapsed_s
@@ -39,19 +44,29 @@ pub(super) fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
             }
             s
         },
-        timeline: a
-            .slices
-            .iter()
-            .enumerate()
-            .map(|(i, (n, e, c, l))| TimeSlice {
-                t_s: i as u64 * 10,
-                statements: *n,
-                errors: *e,
-                commits: *c,
-                qps: *n as f64 / 10.0,
-                p99_ms: l.summary().p99,
-                latency_ms: Some(l.summary()),
-                latency_hist: Some(l.encode()),
+        timeline: (0..a.slices.len().max(a.recorded.len()))
+            .map(|i| {
+                let rec = a.recorded.get(i).copied().unwrap_or(0);
+                match a.slices.get(i) {
+                    Some((n, e, c, l)) => TimeSlice {
+                        t_s: i as u64 * 10,
+                        statements: *n,
+                        errors: *e,
+                        commits: *c,
+                        qps: *n as f64 / 10.0,
+                        recorded: rec,
+                        recorded_qps: rec as f64 / 10.0,
+                        p99_ms: l.summary().p99,
+                        latency_ms: Some(l.summary()),
+                        latency_hist: Some(l.encode()),
+                    },
+                    None => TimeSlice {
+                        t_s: i as u64 * 10,
+                        recorded: rec,
+                        recorded_qps: rec as f64 / 10.0,
+                        ..TimeSlice::default()
+                    },
+                }
             })
             .collect(),
         reconnects: a.reconnects,
@@ -59,6 +74,10 @@ pub(super) fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
         first_infrastructure_error: a.first_infrastructure_error.clone(),
         order_wait_timeouts: None,
         elapsed_s,
+        recorded_qps,
+        pace: recorded_qps
+            .filter(|r| *r > 0.0)
+            .map(|r| per_s(a.statements) / r),
         latency_hist: a.latency.encode(),
         lag_hist: a.lag.encode(),
     }
