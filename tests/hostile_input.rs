@@ -176,16 +176,20 @@ fn a_log_timed_to_the_second_never_averages_above_its_peak() {
     assert!(!text.contains("1058948"), "{text}");
 }
 
-/// `cutover audit --target postgres --format json FILE`.
-fn audit_file_json(path: &Path) -> Output {
-    cutover(&[
+/// The arguments of `cutover audit --target postgres --format json FILE`.
+fn audit_args(path: &Path) -> [&str; 6] {
+    [
         "audit",
         "--target",
         "postgres",
         "--format",
         "json",
         path.to_str().unwrap(),
-    ])
+    ]
+}
+
+fn audit_file_json(path: &Path) -> Output {
+    cutover(&audit_args(path))
 }
 
 fn audit_json(sql: &str) -> (serde_json::Value, Output, f64) {
@@ -326,14 +330,7 @@ fn a_dump_sized_insert_is_audited_in_a_small_multiple_of_its_size() {
     }
     sql.push_str(";\n");
     std::fs::write(&path, &sql).unwrap();
-    let (o, peak_kib) = peak_memory(&[
-        "audit",
-        "--target",
-        "postgres",
-        "--format",
-        "json",
-        path.to_str().unwrap(),
-    ]);
+    let (o, peak_kib) = peak_memory(&audit_args(&path));
     assert!(
         matches!(o.status.code(), Some(0) | Some(1)),
         "{}",

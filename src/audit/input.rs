@@ -99,7 +99,7 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
         // A corrupt or truncated (gzip) file: keep what came before, and say where it stopped
         // (an unreadable file from its first byte is an error: nothing was read).
         if let Err(ScriptError::Io(e)) = &st
-            && hashed_any(&statements)
+            && statements.bytes_read() > 0
         {
             damaged = Some(if read_to_line == 0 {
                 format!("unreadable within its first statement: {e}")
@@ -134,11 +134,6 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
         damaged,
     });
     Ok(got)
-}
-
-/// Whether the reader got any bytes before it failed (a damaged file, not an unreadable one).
-fn hashed_any<R: std::io::Read>(r: &ScriptReader<R>) -> bool {
-    r.line() > 1 || r.bytes_read() > 0
 }
 
 /// A script statement as the audit takes it.

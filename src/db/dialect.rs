@@ -32,6 +32,8 @@ pub struct Dialect {
     /// as hex. PostgreSQL: they are written as E'' strings, which read alike whatever
     /// standard_conforming_strings says.
     backslash_escapes: bool,
+    /// Text values may hold a NUL byte (PostgreSQL's cannot).
+    text_holds_nul: bool,
     /// Settings pinned on every session so that both sides print values alike.
     pub session_settings: &'static [&'static str],
     /// The server's version string.
@@ -85,6 +87,7 @@ pub static MYSQL: Dialect = Dialect {
     ident_quote: '`',
     folds_to_lower: false,
     backslash_escapes: true,
+    text_holds_nul: true,
     session_settings: &["SET time_zone = '+00:00'"],
     version_query: "SELECT VERSION()",
     read_only_session: "SET SESSION TRANSACTION READ ONLY",
@@ -113,6 +116,7 @@ pub static POSTGRES: Dialect = Dialect {
     ident_quote: '"',
     folds_to_lower: true,
     backslash_escapes: false,
+    text_holds_nul: false,
     session_settings: &[
         "SET TimeZone = 'UTC'",
         "SET DateStyle = 'ISO, YMD'",
@@ -173,6 +177,9 @@ impl Dialect {
     /// here (a look-up then finds no row, which is the truth); repair scripts check
     /// [`Dialect::cannot_hold`] first and never write it.
     pub fn string_literal(&self, s: &str) -> String {
+        if self.cannot_hold(s.as_bytes()).is_some() {
+            return "NULL".into();
+        }
         let awkward = |b: u8| b == b'\\' || (b < 0x20 && b != b'\t' && b != b'\n');
         if self.backslash_escapes {
             if s.bytes().any(awkward) {
@@ -180,9 +187,6 @@ impl Dialect {
                 return format!("_utf8mb4 X'{hex}'");
             }
             return format!("'{}'", s.replace('\'', "''"));
-        }
-        if s.contains('\0') {
-            return "NULL".into();
         }
         if s.bytes().any(awkward) {
             let mut out = String::with_capacity(s.len() + 3);
@@ -205,7 +209,7 @@ impl Dialect {
 
     /// Why this engine's text cannot hold `s`, if it cannot (PostgreSQL text has no NUL byte).
     pub fn cannot_hold(&self, s: &[u8]) -> Option<&'static str> {
-        (!self.backslash_escapes && s.contains(&0))
+        (!self.text_holds_nul && s.contains(&0))
             .then_some("holds a NUL byte, which PostgreSQL text cannot store")
     }
 

@@ -69,16 +69,17 @@ fn percent_decode(s: &str) -> String {
 /// send on). Such a statement did not run; it is neither a compatibility mismatch nor "failed on
 /// both". `code` is the server's (errno or SQLSTATE) or cutover's own `connect` / `connection`.
 pub fn infrastructure_failure(code: &str, message: &str) -> bool {
-    matches!(
-        code,
-        "connect" | "connection"
-            // MySQL/MariaDB: too many connections, user limits, out of resources, server gone,
-            // shutdown, killed.
-            | "1040" | "1203" | "1226" | "1041" | "1135" | "2002" | "2003" | "2006" | "2013"
-            | "1053" | "1927"
-            // PostgreSQL: too_many_connections, admin/crash shutdown, cannot_connect_now.
-            | "53300" | "57P01" | "57P02" | "57P03"
-    ) || code.starts_with("08") // PostgreSQL connection exceptions
+    [&dialect::MYSQL, &dialect::POSTGRES]
+        .iter()
+        .any(|d| d.lost_connection_codes.contains(&code))
+        || matches!(
+            code,
+            "connect" | "connection"
+                // MySQL/MariaDB: too many connections, user limits, out of resources, can't
+                // connect.
+                | "1040" | "1203" | "1226" | "1041" | "1135" | "2002" | "2003"
+        )
+        || code.starts_with("08") // PostgreSQL connection exceptions
         || (code.starts_with("53") && code.len() == 5) // insufficient resources
         || message.contains("Too many open files")
         || message.contains("os error 24")
@@ -178,12 +179,6 @@ pub enum DbError {
 }
 
 impl DbError {
-    /// The connection is gone (see [`dialect::Dialect::lost_connection_codes`]; the codes of the
-    /// two engines do not collide, so this needs no endpoint).
-    pub fn connection_lost(&self) -> bool {
-        dialect::MYSQL.lost_connection(self) || dialect::POSTGRES.lost_connection(self)
-    }
-
     /// The server's error code (MySQL errno or SQLSTATE), when the server answered with an error.
     pub fn code(&self) -> Option<&str> {
         match self {

@@ -429,14 +429,14 @@ impl Digester {
             .map(|(s, n)| (n.1, *s))
             .max_by_key(|(b, s)| (*b, -s))
             .filter(|(b, _)| *b > 0);
-        let span_s = time.as_ref().map_or(0.0, |t| t.whole_seconds as f64);
+        let rate_span_s = time.as_ref().map_or(0.0, |t| t.whole_seconds as f64);
         let has_durations = self.busy_us > 0;
         let concurrency = Concurrency {
             peak_in_flight: peak.map(|p| p.0),
             peak_at: peak.map(|p| format_iso_micros(p.1)),
             late_statements: self.concurrency.late,
-            average_in_flight: (has_durations && span_s > 0.0)
-                .then(|| self.busy_us as f64 / 1e6 / span_s),
+            average_in_flight: (has_durations && rate_span_s > 0.0)
+                .then(|| self.busy_us as f64 / 1e6 / rate_span_s),
             peak_second_average_in_flight: busiest_second.map(|(b, _)| b as f64 / 1e6),
             peak_second_at: busiest_second.map(|(_, s)| format_iso_micros(s * 1_000_000)),
             peak_active_sessions_per_second: self.peak_active.0,

@@ -74,6 +74,9 @@ pub struct StatementPlan {
     /// between concurrent sessions from real differences.
     pub tables_read: Vec<String>,
     pub tables_written: Arc<Vec<String>>,
+    /// Leaves state on the connection that replaying `USE`/`SET` cannot restore: the session keeps
+    /// its connection however long it idles.
+    pub pins_session: bool,
 }
 
 /// Tables after FROM/JOIN (read) and after UPDATE, INSERT/REPLACE INTO, DELETE FROM (written).
@@ -452,7 +455,28 @@ pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
         order_items: items,
         tables_read,
         tables_written: Arc::new(tables_written),
+        pins_session: pins_session(sql),
     }
+}
+
+/// Whether a statement leaves state on its connection that replaying `USE`/`SET` cannot restore.
+pub(super) fn pins_session(sql: &[u8]) -> bool {
+    let words = Lexer::new(sql)
+        .filter(|t| t.kind == TokenKind::Word)
+        .map(|t| t.text(sql));
+    let mut first: Option<&[u8]> = None;
+    for (i, w) in words.enumerate() {
+        match i {
+            0 if eq_kw(w, b"LOCK") => return true,
+            0 => first = Some(w),
+            1 if first.is_some_and(|f| eq_kw(f, b"CREATE")) && eq_kw(w, b"TEMPORARY") => {
+                return true;
+            }
+            _ if eq_kw(w, b"GET_LOCK") => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What a side sends for a statement.
@@ -575,5 +599,20 @@ mod local_infile_tests {
             .skip,
             Some(SkipReason::LocalInfile)
         );
+    }
+}
+
+#[cfg(test)]
+mod pin_tests {
+    use super::pins_session;
+
+    #[test]
+    fn session_state_that_a_reconnect_loses_pins_the_connection() {
+        assert!(pins_session(b"CREATE TEMPORARY TABLE t (a INT)"));
+        assert!(pins_session(b"lock tables t write"));
+        assert!(pins_session(b"SELECT GET_LOCK('x', 1)"));
+        assert!(!pins_session(b"SELECT 'GET_LOCK' FROM t"));
+        assert!(!pins_session(b"CREATE TABLE temporary_t (a INT)"));
+        assert!(!pins_session(b"SELECT c FROM sbtest1 WHERE id = 1"));
     }
 }

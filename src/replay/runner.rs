@@ -96,7 +96,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     if signalled.load(Ordering::SeqCst) {
         report.incomplete.push(format!(
             "interrupted by a signal (Ctrl-C or SIGTERM) {:.1} s in: the figures cover what ran before it, and the statements running then were cancelled on the servers",
-            header_elapsed(&header)
+            Instant::now().saturating_duration_since(start).as_secs_f64()
         ));
     }
     for (side, s) in &report.sides {
@@ -120,13 +120,6 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
         }
     }
     Ok(report)
-}
-
-/// Seconds since the header's start.
-fn header_elapsed(h: &Header) -> f64 {
-    let mut h = h.clone();
-    h.finish();
-    h.elapsed_s()
 }
 
 /// Refuses a replay that would take more of a server's connections than it may (see `budget`).

@@ -36,28 +36,6 @@ pub(super) struct SessionState {
     pub(super) pinned: bool,
 }
 
-/// Whether a statement leaves state on its connection that replaying `USE`/`SET` cannot restore.
-fn pins_session(sql: &[u8]) -> bool {
-    use crate::sql::keywords::eq_kw;
-    use crate::sql::lexer::{Lexer, TokenKind};
-    let words = Lexer::new(sql)
-        .filter(|t| t.kind == TokenKind::Word)
-        .map(|t| t.text(sql));
-    let mut first: Option<&[u8]> = None;
-    for (i, w) in words.enumerate() {
-        match i {
-            0 if eq_kw(w, b"LOCK") => return true,
-            0 => first = Some(w),
-            1 if first.is_some_and(|f| eq_kw(f, b"CREATE")) && eq_kw(w, b"TEMPORARY") => {
-                return true;
-            }
-            _ if eq_kw(w, b"GET_LOCK") => return true,
-            _ => {}
-        }
-    }
-    false
-}
-
 pub(super) async fn connect(
     ep: &Endpoint,
     mode: Mode,
@@ -305,12 +283,18 @@ impl Worker {
         !self.stop.load(Ordering::Relaxed)
     }
 
+    /// Takes the connection out of the worker and out of the stop's registry of running
+    /// statements.
+    fn take_connection(&mut self) -> Option<Session> {
+        if let Some(id) = self.cancel_id.take() {
+            self.stop.unregister(id);
+        }
+        self.conn.take()
+    }
+
     /// Closes the connection (idle); the next statement reopens it with the session's state.
     async fn release_connection(&mut self) {
-        if let Some(c) = self.conn.take() {
-            if let Some(id) = self.cancel_id.take() {
-                self.stop.unregister(id);
-            }
+        if let Some(c) = self.take_connection() {
             c.close().await;
         }
     }
@@ -320,9 +304,6 @@ impl Worker {
     async fn connected(&mut self) -> Result<(), DbError> {
         if self.conn.is_none() {
             let c = connect(&self.ep, self.mode, &self.st).await?;
-            if let Some(old) = self.cancel_id.take() {
-                self.stop.unregister(old);
-            }
             self.cancel_id = Some(self.stop.register(c.cancel_handle()));
             self.conn = Some(c);
             self.prev_done = self.prev_done.max(Instant::now());
@@ -418,9 +399,7 @@ impl Worker {
         let engine = self.ep.engine;
         match r {
             Ok(mut o) => {
-                if !self.st.pinned && pins_session(text) {
-                    self.st.pinned = true;
-                }
+                self.st.pinned |= plan.pins_session;
                 match plan.control {
                     Control::Begin => self.st.in_txn = true,
                     Control::Commit | Control::Rollback => self.st.in_txn = false,
@@ -449,7 +428,7 @@ impl Worker {
                 };
                 if engine.dialect().lost_connection(&e) {
                     // Reconnect before the next statement and restore the session's settings.
-                    self.conn = None;
+                    drop(self.take_connection());
                     self.st.in_txn = false;
                     self.lost = true;
                 } else if engine.dialect().error_aborts_transaction && self.st.in_txn {
@@ -467,11 +446,8 @@ impl Worker {
     }
 
     /// Never leaves a transaction open, never commits one the capture did not commit.
-    async fn close(self) {
-        if let Some(id) = self.cancel_id {
-            self.stop.unregister(id);
-        }
-        if let Some(mut c) = self.conn {
+    async fn close(mut self) {
+        if let Some(mut c) = self.take_connection() {
             if self.st.in_txn
                 || (self.ep.engine.dialect().autocommit == Autocommit::Native
                     && self.st.autocommit_off)
@@ -480,20 +456,5 @@ impl Worker {
             }
             c.close().await;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::pins_session;
-
-    #[test]
-    fn session_state_that_a_reconnect_loses_pins_the_connection() {
-        assert!(pins_session(b"CREATE TEMPORARY TABLE t (a INT)"));
-        assert!(pins_session(b"lock tables t write"));
-        assert!(pins_session(b"SELECT GET_LOCK('x', 1)"));
-        assert!(!pins_session(b"SELECT 'GET_LOCK' FROM t"));
-        assert!(!pins_session(b"CREATE TABLE temporary_t (a INT)"));
-        assert!(!pins_session(b"SELECT c FROM sbtest1 WHERE id = 1"));
     }
 }

@@ -126,11 +126,6 @@ impl<R: Read> ScriptReader<R> {
         }
     }
 
-    /// The line the reader has reached (1-based).
-    pub fn line(&self) -> usize {
-        self.line
-    }
-
     /// Bytes read from the input so far (decompressed).
     pub fn bytes_read(&self) -> usize {
         self.buf.len() + self.consumed
