@@ -193,6 +193,11 @@ pub struct MismatchGroup {
     pub category: String,
     pub count: u64,
     pub examples: Vec<MismatchExample>,
+    /// When these mismatches follow an error only the target raised in the same session (its
+    /// transaction was rolled back there): that error, by
+    /// the `id` it has in `target_errors`. Such groups are consequences, not causes of their own.
+    #[serde(default)]
+    pub caused_by: Option<String>,
 }
 
 /// One mismatch.
@@ -262,6 +267,71 @@ pub struct ReplayReport {
     pub not_rewritable: Vec<String>,
     /// Log notes (skipped records, truncated files).
     pub input_notes: Vec<String>,
+    /// Per transaction class (each session's statements grouped into transactions, classified by
+    /// shape), most frequent first.
+    #[serde(default)]
+    pub transactions: Vec<TransactionClass>,
+    /// Errors only the target raised, with what they broke afterwards.
+    #[serde(default)]
+    pub target_errors: Vec<TargetError>,
+}
+
+/// A transaction class: every transaction of one shape (its sequence of fingerprints, runs of a
+/// repeated statement folded, so a New-Order with 5 or 15 order lines is one class).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TransactionClass {
+    /// Id of the shape (16 hex digits, xxh3 of the folded fingerprint sequence).
+    pub class: String,
+    /// Named by its first write, else its first statement (`UPDATE district1`, `SELECT sbtest1`).
+    pub name: String,
+    /// The shape: the fingerprints in order, a folded run written with a trailing ` (+)`.
+    pub statements: Vec<String>,
+    /// Transactions of this class in the capture (of the sessions replayed).
+    pub count: u64,
+    pub source: TransactionSide,
+    pub target: Option<TransactionSide>,
+    /// The same regression rule as statements, on whole-transaction latency.
+    pub latency_test: Option<RegressionTest>,
+}
+
+/// A transaction class on one side.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TransactionSide {
+    /// Transactions of the class that ran on this side (committed or rolled back).
+    pub count: u64,
+    /// Per second and per minute of this side's wall time.
+    pub tps: f64,
+    pub tpm: f64,
+    /// From the transaction's first statement's start to its end (COMMIT/ROLLBACK done), in ms.
+    pub latency_ms: LatencySummary,
+    pub latency_hist: SerializedLatency,
+    /// Ended by ROLLBACK (as captured, or because an error aborted them).
+    pub rollbacks: u64,
+    /// Transactions in which a statement failed.
+    pub errors: u64,
+}
+
+/// An error the target raised where the source did not, and its consequences.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TargetError {
+    /// SQLSTATE (PostgreSQL-protocol) or MySQL error number, when known.
+    pub code: Option<String>,
+    pub message: String,
+    pub fingerprint: String,
+    pub id: String,
+    /// Executions that failed this way.
+    pub count: u64,
+    /// The first failing execution.
+    pub example: Option<MismatchExample>,
+    /// What it broke afterwards in the same session (a rolled-back transaction makes later reads
+    /// differ): mismatches grouped under this cause rather than counted as causes of their own,
+    /// statements skipped, and their fingerprints.
+    #[serde(default)]
+    pub later_mismatches: u64,
+    #[serde(default)]
+    pub later_skipped: u64,
+    #[serde(default)]
+    pub later_fingerprints: Vec<String>,
 }
 
 impl Pace {

@@ -249,6 +249,19 @@ pub struct RegressionTest {
     pub regression: bool,
     /// Why there is no verdict (too few samples), when there is none.
     pub note: Option<String>,
+    /// Effect size: the estimated ratio target / source of a typical execution's latency (1.0 = the
+    /// same), with its confidence interval at 1 - alpha. `None` when there is no verdict.
+    #[serde(default)]
+    pub ratio: Option<f64>,
+    #[serde(default)]
+    pub ratio_ci: Option<[f64; 2]>,
+    /// `p_value` after Holm's correction across every class tested in the same replay (statement
+    /// classes and transaction classes are corrected as separate families).
+    #[serde(default)]
+    pub p_adjusted: Option<f64>,
+    /// Latencies the test used on each side: `[source, target]`.
+    #[serde(default)]
+    pub samples: Option<[u64; 2]>,
 }
 
 /// Tests whether `target` is slower than `source` by more than the threshold: the ratio of p50 or p95
@@ -269,6 +282,10 @@ pub fn regression(source: &Latency, target: &Latency, rule: &RegressionRule) -> 
                 "fewer than {} executions on a side",
                 rule.min_samples
             )),
+            ratio: None,
+            ratio_ci: None,
+            p_adjusted: None,
+            samples: Some([source.sample.len() as u64, target.sample.len() as u64]),
         };
     }
     let scaled: Vec<f64> = source
@@ -285,6 +302,10 @@ pub fn regression(source: &Latency, target: &Latency, rule: &RegressionRule) -> 
         p_value: p,
         regression: slower && p < rule.alpha,
         note: None,
+        ratio: None,
+        ratio_ci: None,
+        p_adjusted: None,
+        samples: Some([source.sample.len() as u64, target.sample.len() as u64]),
     }
 }
 

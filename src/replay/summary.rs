@@ -197,5 +197,7 @@ pub(super) fn finish(
         rewritten: s.rewritten.values().sum(),
         not_rewritable,
         input_notes: s.notes,
+        transactions: Vec::new(),
+        target_errors: Vec::new(),
     }
 }
