@@ -6,6 +6,7 @@ pub mod audit_text;
 pub mod digest_text;
 pub mod events_jsonl;
 pub mod replay_text;
+mod replay_txn;
 pub mod verify_text;
 
 use serde::{Deserialize, Serialize};
