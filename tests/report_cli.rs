@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn cutover(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cutover")).args(args).output().expect("run cutover")
+    Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(args)
+        .output()
+        .expect("run cutover")
 }
 
 fn root() -> PathBuf {
@@ -20,7 +23,17 @@ fn root() -> PathBuf {
 fn audit(dir: &Path) -> PathBuf {
     let p = dir.join("audit.json");
     let log = root().join("corpora/sysbench/general-text.log.gz");
-    let o = cutover(&["audit", "--target", "postgres", log.to_str().unwrap(), "--format", "json", "-q", "-o", p.to_str().unwrap()]);
+    let o = cutover(&[
+        "audit",
+        "--target",
+        "postgres",
+        log.to_str().unwrap(),
+        "--format",
+        "json",
+        "-q",
+        "-o",
+        p.to_str().unwrap(),
+    ]);
     assert!(p.exists(), "{}", String::from_utf8_lossy(&o.stderr));
     p
 }
@@ -38,7 +51,10 @@ fn an_audit_alone_is_never_go() {
         if id.starts_with("replay.") || id.starts_with("verify.") {
             assert_eq!(c["status"], "not-run", "{id}");
         }
-        assert!(c.get("threshold").is_some() && c.get("value").is_some() && c.get("evidence").is_some(), "{c:#}");
+        assert!(
+            c.get("threshold").is_some() && c.get("value").is_some() && c.get("evidence").is_some(),
+            "{c:#}"
+        );
     }
     assert_eq!(j["criteria"][0]["id"], "audit.fail");
     assert_eq!(j["criteria"][0]["status"], "pass");
@@ -58,7 +74,12 @@ fn files_that_are_no_stage_result_exit_2() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no \"schema\" field"));
     let o = cutover(&["report", "--replay", a.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is a cutover.audit/1 result; --replay takes cutover.replay/1"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("is a cutover.audit/1 result; --replay takes cutover.replay/1"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = cutover(&["report", "--audit", "/nonexistent/audit.json"]);
     assert_eq!(o.status.code(), Some(2));
     std::fs::write(&junk, "not json").unwrap();
@@ -66,7 +87,13 @@ fn files_that_are_no_stage_result_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     let gate = dir.path().join("gate.toml");
     std::fs::write(&gate, "[replay.latncy]\nfail = 2\n").unwrap();
-    let o = cutover(&["report", "--audit", a.to_str().unwrap(), "--gate", gate.to_str().unwrap()]);
+    let o = cutover(&[
+        "report",
+        "--audit",
+        a.to_str().unwrap(),
+        "--gate",
+        gate.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown criterion"));
 }
@@ -93,7 +120,10 @@ for s in root.findall('testsuite'):
     n += len(cases); f += len(fails)
 print(n, f)
 "#;
-    let o = Command::new("python3").args(["-c", script, path.to_str().unwrap()]).output().map_err(|e| format!("python3: {e}"))?;
+    let o = Command::new("python3")
+        .args(["-c", script, path.to_str().unwrap()])
+        .output()
+        .map_err(|e| format!("python3: {e}"))?;
     if o.status.success() {
         Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
     } else {
@@ -106,21 +136,53 @@ fn junit_reads_in_a_junit_parser_and_a_malformed_file_does_not() {
     let dir = tempfile::tempdir().unwrap();
     let a = audit(dir.path());
     let x = dir.path().join("r.xml");
-    let o = cutover(&["report", "--audit", a.to_str().unwrap(), "--junit", x.to_str().unwrap(), "-q"]);
+    let o = cutover(&[
+        "report",
+        "--audit",
+        a.to_str().unwrap(),
+        "--junit",
+        x.to_str().unwrap(),
+        "-q",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     // 13 criteria; the 10 replay and verify ones not run fail.
     assert_eq!(junit_check(&x).unwrap(), "13 10");
     let bad = dir.path().join("bad.xml");
-    std::fs::write(&bad, std::fs::read_to_string(&x).unwrap().replace("</testsuites>", "")).unwrap();
-    assert!(junit_check(&bad).is_err(), "the check catches a truncated file");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(&x)
+            .unwrap()
+            .replace("</testsuites>", ""),
+    )
+    .unwrap();
+    assert!(
+        junit_check(&bad).is_err(),
+        "the check catches a truncated file"
+    );
 }
 
 /// Headless Chromium, offline, a fresh profile: the DOM after the page's script ran.
 fn chromium(args: &[&str], profile: &Path) -> Output {
-    let bin = ["chromium", "chromium-browser"].into_iter().find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()));
-    let bin = bin.expect("chromium is not installed: run scripts/setup-servers.sh (it installs Debian's chromium)");
+    let bin = ["chromium", "chromium-browser"].into_iter().find(|b| {
+        Command::new(b)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    let bin = bin.expect(
+        "chromium is not installed: run scripts/setup-servers.sh (it installs Debian's chromium)",
+    );
     Command::new(bin)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+        ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .output()
@@ -143,22 +205,49 @@ fn html_renders_in_chromium_with_its_charts() {
     args.extend(["--html".into(), html.display().to_string(), "-q".into()]);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = cutover(&argv);
-    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let page = std::fs::read_to_string(&html).unwrap();
     // SVG namespaces are names, not fetched; nothing else may name a URL.
-    assert!(!page.replace("http://www.w3.org/2000/svg", "").contains("http://"), "no external URL");
+    assert!(
+        !page
+            .replace("http://www.w3.org/2000/svg", "")
+            .contains("http://"),
+        "no external URL"
+    );
     assert!(!page.contains("https://"), "no external URL");
     let url = format!("file://{}", html.display());
     let profile = tempfile::tempdir().unwrap();
-    let o = chromium(&["--virtual-time-budget=3000", "--dump-dom", &url], profile.path());
+    let o = chromium(
+        &["--virtual-time-budget=3000", "--dump-dom", &url],
+        profile.path(),
+    );
     let dom = String::from_utf8_lossy(&o.stdout);
-    assert!(dom.contains("data-ready=\"1\""), "the page's script did not run to its end:\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page's script did not run to its end:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(dom.contains("class=\"filter\""), "tables got their filters");
     assert!(dom.matches("<svg").count() >= 1, "charts present");
     assert!(dom.contains("id=\"criteria\""));
     let shot = root().join("target/report-screenshot.png");
     let _ = std::fs::remove_file(&shot);
     let profile = tempfile::tempdir().unwrap();
-    let o = chromium(&["--window-size=1280,2400", &format!("--screenshot={}", shot.display()), &url], profile.path());
-    assert!(shot.exists(), "no screenshot: {}", String::from_utf8_lossy(&o.stderr));
+    let o = chromium(
+        &[
+            "--window-size=1280,2400",
+            &format!("--screenshot={}", shot.display()),
+            &url,
+        ],
+        profile.path(),
+    );
+    assert!(
+        shot.exists(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

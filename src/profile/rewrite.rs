@@ -71,7 +71,9 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
         .all(|f| {
             TRANSLATED.contains(&f.rule.as_str())
                 || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
-                || (f.rule == "CONN-002" && applied.iter().any(|a| a.starts_with("CONN-002:")))
+                // The isolation rewrite takes the whole statement, its `@@` variable included.
+                || (matches!(f.rule.as_str(), "CONN-002" | "LEX-020")
+                    && applied.iter().any(|a| a.starts_with("CONN-002:")))
                 || (f.rule.starts_with("FN-")
                     && f.detail.as_deref().is_some_and(|d| {
                         applied.iter().any(|a| {
@@ -369,7 +371,14 @@ impl Writer<'_> {
         if self.word_is(k, "SESSION") || self.word_is(k, "LOCAL") {
             k = self.next_sig(k + 1, end)?;
         }
-        let var = self.text(k).to_ascii_lowercase();
+        // The lexer may give `@@session.tx_isolation` as one token or as `@@session`, `.`,
+        // `tx_isolation`: the variable is every token up to the `=`.
+        let mut var = String::new();
+        let mut eq = k;
+        while !matches!(self.text(eq), "=" | ":=") {
+            var.push_str(&self.text(eq).to_ascii_lowercase());
+            eq = self.next_sig(eq + 1, end)?;
+        }
         let var = var
             .strip_prefix("@@session.")
             .or_else(|| var.strip_prefix("@@local."))
@@ -378,7 +387,6 @@ impl Writer<'_> {
         if var != "tx_isolation" && var != "transaction_isolation" {
             return None;
         }
-        let eq = self.next_sig(k + 1, end)?;
         let value = self.next_sig(eq + 1, end)?;
         if !matches!(self.text(eq), "=" | ":=") || self.toks[value].kind != TokenKind::String {
             return None;

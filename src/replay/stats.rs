@@ -433,10 +433,12 @@ mod tests {
 
     #[test]
     fn same_distribution_is_no_regression_and_a_real_slowdown_is() {
-        // A/A: the same noisy distribution on both sides.
+        // A/A: the same noisy distribution on both sides (about a millisecond, so that a doubling
+        // is above the rule's absolute floor, `min_shift_ms`).
         let noisy = |seed: u64| {
-            (0..5000u64)
-                .map(move |i| 100 + ((i * 7919 + seed) % 97) + if i % 50 == 0 { 2000 } else { 0 })
+            (0..5000u64).map(move |i| {
+                1000 + ((i * 7919 + seed) % 970) + if i % 50 == 0 { 20000 } else { 0 }
+            })
         };
         let a = lat(noisy(1));
         let b = lat(noisy(5));
