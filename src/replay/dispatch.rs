@@ -111,6 +111,7 @@ pub(super) async fn dispatch(
     let mut last_due: FxHashMap<u64, u64> = FxHashMap::default();
     let mut seq = 0u64;
     let mut order_counter = 0u64;
+    let mut conflicts = super::conflict::Conflicts::default();
     let budget = Arc::new(tokio::sync::Semaphore::new(QUEUED_JOBS));
     // The audit's findings, handed over by the caller, say what to rewrite for the target.
     let rewrite = match (&opts.profile, &opts.rewrites, opts.target.is_some()) {
@@ -148,6 +149,7 @@ pub(super) async fn dispatch(
                     true,
                 ),
                 Command::Quit => {
+                    conflicts.end_session(ev.session);
                     if let Some(h) = sessions.remove(&ev.session) {
                         let _ = h.source.send(Msg::End);
                         if let Some(t) = h.target {
@@ -241,11 +243,15 @@ pub(super) async fn dispatch(
                 }
             }
             seq += 1;
-            let order_seq = if opts.keep_order && p.skip.is_none() && orders_writes(&p) {
+            let (order_seq, deps) = if opts.keep_order && p.skip.is_none() && orders_writes(&p) {
                 order_counter += 1;
-                Some(order_counter)
+                let deps = conflicts.order(order_counter, ev.session, &p, &sql);
+                (Some(order_counter), deps)
             } else {
-                None
+                if opts.keep_order && p.skip.is_none() {
+                    conflicts.control(ev.session, &p.control);
+                }
+                (None, Default::default())
             };
             let Ok(budget) = budget.clone().acquire_owned().await else {
                 break 'read;
@@ -255,10 +261,12 @@ pub(super) async fn dispatch(
                 session: ev.session,
                 fp,
                 due_us,
+                recorded_us: ev.start_us,
                 sql,
                 target_sql,
                 plan: p,
                 order_seq,
+                deps,
                 _budget: budget,
             });
             // A closed worker (it stopped) is not an error here: the comparator has its results.

@@ -1,20 +1,20 @@
-//! The cross-session order gate of `--mode all`: writes start in the captured order.
+//! The cross-session order gate of `--mode all`: a statement starts once the statements it conflicts
+//! with (see `conflict`) have taken their locks on this side.
 
+use super::conflict::Deps;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-/// How long a statement waits for its turn in the capture's start order before it goes anyway.
+/// How long a statement waits for the statements it conflicts with before it goes anyway.
 pub(super) const ORDER_WAIT: Duration = Duration::from_secs(2);
 
-/// Keeps the capture's start order of writes across sessions on one side (`--keep-order`): a
-/// statement that writes, locks or commits starts only after every statement captured before it has
-/// started (not finished, so statements still overlap; plain reads never wait). Concurrent writers then
-/// take their locks in the order they did when captured, and both sides see the same interleaving;
-/// without it, two sessions touching the same rows race differently on each side. A statement that
-/// waits longer than ORDER_WAIT (a lock the target holds longer, a session that stopped) goes anyway.
+/// One side's record of which ordered statements have passed (finished, or run long enough to hold
+/// their locks): every number below `next`, and the ones in `ahead`. Statements that do not conflict
+/// never wait for each other; a statement waits only for the ones its `Deps` name. One that waits
+/// longer than ORDER_WAIT (a lock the side holds longer, a session that stopped) goes anyway, and
+/// what it waited for counts as passed so that later statements do not wait for it too.
 #[derive(Default)]
 pub struct OrderGate {
-    /// (lowest job number not yet started, job numbers started out of order).
     pub(super) state: std::sync::Mutex<(u64, std::collections::BTreeSet<u64>)>,
     pub(super) notify: tokio::sync::Notify,
     pub timeouts: std::sync::atomic::AtomicU64,
@@ -28,27 +28,39 @@ impl OrderGate {
         }
     }
 
-    pub(super) fn next(&self) -> u64 {
-        self.state.lock().map(|s| s.0).unwrap_or(u64::MAX)
+    fn ready(&self, deps: &Deps) -> bool {
+        let Ok(s) = self.state.lock() else {
+            return true;
+        };
+        let (next, ahead) = &*s;
+        *next >= deps.all_before && deps.on.iter().all(|d| d < next || ahead.contains(d))
     }
 
-    pub(super) async fn wait_turn(&self, seq: u64) {
+    pub(super) async fn wait_for(&self, deps: &Deps) {
+        if self.ready(deps) {
+            return;
+        }
         let deadline = tokio::time::Instant::now() + ORDER_WAIT;
         loop {
             let notified = self.notify.notified();
-            if self.next() >= seq {
+            if self.ready(deps) {
                 return;
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 self.timeouts.fetch_add(1, Ordering::Relaxed);
-                // Move the order past whatever is stuck, so later statements do not wait for it too.
-                if let Ok(mut s) = self.state.lock()
-                    && s.0 < seq
-                {
-                    s.0 = seq;
-                    let (next, set) = &mut *s;
-                    set.retain(|&x| x >= *next);
-                    while set.remove(next) {
+                // Whatever is stuck counts as passed, so later statements do not wait for it too.
+                if let Ok(mut s) = self.state.lock() {
+                    let (next, ahead) = &mut *s;
+                    if *next < deps.all_before {
+                        *next = deps.all_before;
+                        ahead.retain(|&x| x >= *next);
+                    }
+                    for &d in &deps.on {
+                        if d >= *next {
+                            ahead.insert(d);
+                        }
+                    }
+                    while ahead.remove(next) {
                         *next += 1;
                     }
                 }
@@ -60,10 +72,10 @@ impl OrderGate {
 
     pub(super) fn started(&self, seq: u64) {
         if let Ok(mut s) = self.state.lock() {
-            let (next, set) = &mut *s;
+            let (next, ahead) = &mut *s;
             if seq >= *next {
-                set.insert(seq);
-                while set.remove(next) {
+                ahead.insert(seq);
+                while ahead.remove(next) {
                     *next += 1;
                 }
             }

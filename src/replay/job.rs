@@ -17,6 +17,8 @@ pub(super) struct Job {
     pub(super) fp: u64,
     /// Microseconds after the replay's start; None at max speed.
     pub(super) due_us: Option<u64>,
+    /// When the statement started in the capture (µs since the Unix epoch), when the log says.
+    pub(super) recorded_us: Option<i64>,
     pub(super) sql: Vec<u8>,
     /// What the target sends instead (a rewrite), when it differs.
     pub(super) target_sql: Option<String>,
@@ -24,6 +26,8 @@ pub(super) struct Job {
     /// `--keep-order`: this statement's place among the statements that write, lock or end a
     /// transaction (reads are not ordered).
     pub(super) order_seq: Option<u64>,
+    /// With `order_seq`: the ordered statements of other sessions it conflicts with (`conflict`).
+    pub(super) deps: super::conflict::Deps,
     /// Held until both sides and the comparator are done with the job.
     pub(super) _budget: tokio::sync::OwnedSemaphorePermit,
 }

@@ -12,6 +12,7 @@
 mod budget;
 mod comparator;
 mod compare;
+mod conflict;
 mod dispatch;
 mod gate;
 mod job;

@@ -77,6 +77,10 @@ pub struct StatementPlan {
     /// Leaves state on the connection that replaying `USE`/`SET` cannot restore: the session keeps
     /// its connection however long it idles.
     pub pins_session: bool,
+    /// Reads the server's clock (`NOW()`, `CURRENT_TIMESTAMP`, …, not `SYSDATE()`): in `--mode all`
+    /// a MySQL-family side first sets the session's `timestamp` to the statement's recorded time, so
+    /// rows written with it are the same on both sides (and as captured).
+    pub uses_clock: bool,
 }
 
 /// Tables after FROM/JOIN (read) and after UPDATE, INSERT/REPLACE INTO, DELETE FROM (written).
@@ -456,8 +460,25 @@ pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
         tables_read,
         tables_written: Arc::new(tables_written),
         pins_session: pins_session(sql),
+        uses_clock: nondet.iter().any(|f| CLOCK_FUNCTIONS.contains(&f.as_str())),
     }
 }
+
+/// Functions that read the session's `timestamp` (SYSDATE reads the wall clock whatever it is set to).
+const CLOCK_FUNCTIONS: &[&str] = &[
+    "NOW",
+    "CURRENT_TIMESTAMP",
+    "CURRENT_TIME",
+    "CURRENT_DATE",
+    "CURDATE",
+    "CURTIME",
+    "UTC_TIMESTAMP",
+    "UTC_DATE",
+    "UTC_TIME",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "UNIX_TIMESTAMP",
+];
 
 /// Whether a statement leaves state on its connection that replaying `USE`/`SET` cannot restore.
 pub(super) fn pins_session(sql: &[u8]) -> bool {

@@ -34,6 +34,8 @@ pub(super) struct SessionState {
     /// The session holds state a reconnect cannot restore (temporary tables, table locks, named
     /// locks): it keeps its connection however long it idles.
     pub(super) pinned: bool,
+    /// The recorded second the session's `timestamp` is set to (MySQL family, `--mode all`).
+    pub(super) clock: Option<i64>,
 }
 
 pub(super) async fn connect(
@@ -188,8 +190,9 @@ impl Worker {
                 .await;
         }
         self.open_emulated_transaction(job).await;
-        if let (Some(g), Some(os)) = (&self.gate, job.order_seq) {
-            g.wait_turn(os).await;
+        self.set_clock(job).await;
+        if let (Some(g), Some(_)) = (&self.gate, job.order_seq) {
+            g.wait_for(&job.deps).await;
         }
         let scheduled = due.map_or(self.prev_done, |d| d.max(self.prev_done));
         let t0 = Instant::now();
@@ -306,9 +309,35 @@ impl Worker {
             let c = connect(&self.ep, self.mode, &self.st).await?;
             self.cancel_id = Some(self.stop.register(c.cancel_handle()));
             self.conn = Some(c);
+            self.st.clock = None;
             self.prev_done = self.prev_done.max(Instant::now());
         }
         Ok(())
+    }
+
+    /// `--mode all` on a MySQL-family side: a statement that reads the clock (`NOW()` in an INSERT)
+    /// runs with the session's `timestamp` set to its recorded second, as the binary log replays
+    /// it, so both sides write the same values (a PostgreSQL-protocol side has no such setting).
+    async fn set_clock(&mut self, job: &Job) {
+        let (Some(t), true, true, true) = (
+            job.recorded_us,
+            job.plan.uses_clock,
+            self.mode == Mode::All,
+            self.ep.engine.dialect().takes_mysql_settings,
+        ) else {
+            return;
+        };
+        let second = t.div_euclid(1_000_000);
+        if self.st.clock == Some(second) {
+            return;
+        }
+        if let Some(c) = self.conn.as_mut()
+            && c.execute(&format!("SET timestamp = {second}"))
+                .await
+                .is_ok()
+        {
+            self.st.clock = Some(second);
+        }
     }
 
     /// PostgreSQL has no autocommit=0: open the transaction MySQL would have.

@@ -1,0 +1,474 @@
+//! What `--mode all` orders across sessions: only statements whose transactions conflict.
+//!
+//! The capture's order (the general log's start order, the slow log's completion order) says which of
+//! two conflicting statements took its locks first; statements that touch different rows may run in
+//! any order, since neither could have waited for the other. So each ordered statement (a write, a
+//! locking read, DDL, the end of a transaction) gets the statements captured before it in other
+//! sessions that touch the same rows, and waits until those have taken their locks (see `gate`):
+//!
+//! - a statement's rows are named by the equalities of its top-level `WHERE` (`id = 5 AND k = 'x'`)
+//!   or the columns and values of a one-row `INSERT`; two statements on the same table touch
+//!   different rows when some column has a different value in both. Anything else (ranges, `OR`,
+//!   joins, multi-row inserts, no `WHERE`) touches the whole table;
+//! - a `COMMIT`/`ROLLBACK` touches everything its transaction touched, so conflicting transactions
+//!   also end in the captured order;
+//! - a write whose tables are unknown (`CALL`, …) waits for everything captured before it, and
+//!   everything after waits for it.
+//!
+//! Memory is bounded: each table keeps a window of its recent statements; a statement that conflicts
+//! with one that fell out of the window waits for every ordered statement up to that one instead.
+
+use super::plan::{Control, StatementPlan};
+use crate::sql::classify::StatementClass as C;
+use crate::sql::keywords::eq_kw;
+use crate::sql::lexer::{TokenKind, unquote};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// Statements remembered per table before the oldest are folded into a watermark.
+const WINDOW: usize = 512;
+
+/// Column = value pairs (column lower case, value as written without quotes), sorted by column.
+pub(super) type RowKey = Vec<(String, Vec<u8>)>;
+
+/// Rows of one table a statement touches: some rows named by equalities, or all of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Access {
+    pub(super) table: String,
+    /// None: the whole table.
+    pub(super) key: Option<RowKey>,
+}
+
+/// What an ordered statement waits for before it starts: every ordered statement numbered below
+/// `all_before`, and the statements numbered in `on`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Deps {
+    pub(super) all_before: u64,
+    pub(super) on: Vec<u64>,
+}
+
+/// Whether two accesses of the same table may touch the same rows.
+fn overlaps(a: &Option<RowKey>, b: &Option<RowKey>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return true;
+    };
+    // Both sorted by column: a column in both with different values separates them.
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                if a[i].1 != b[j].1 {
+                    return false;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    true
+}
+
+/// The rows a statement touches, from its tokens: None when it cannot say (a barrier).
+pub(super) fn accesses(plan: &StatementPlan, sql: &[u8]) -> Option<Vec<Access>> {
+    let mut tables: Vec<String> = plan.tables_written.iter().cloned().collect();
+    tables.extend(plan.tables_read.iter().cloned());
+    tables.sort();
+    tables.dedup();
+    if tables.is_empty() {
+        return None;
+    }
+    let key = if tables.len() == 1 {
+        row_key(sql)
+    } else {
+        None
+    };
+    Some(
+        tables
+            .into_iter()
+            .map(|table| Access {
+                table,
+                key: key.clone(),
+            })
+            .collect(),
+    )
+}
+
+/// A literal value's text (numbers as written, strings unquoted), with a leading minus.
+fn literal(toks: &[crate::sql::lexer::Token], sql: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
+    let t = toks.get(i)?;
+    match t.kind {
+        TokenKind::Number | TokenKind::HexNumber => Some((t.text(sql).to_vec(), i + 1)),
+        TokenKind::String | TokenKind::NationalString => Some((unquote(t.text(sql)), i + 1)),
+        TokenKind::Punct if t.text(sql) == b"-" => {
+            let n = toks.get(i + 1)?;
+            (n.kind == TokenKind::Number).then(|| {
+                let mut v = b"-".to_vec();
+                v.extend_from_slice(n.text(sql));
+                (v, i + 2)
+            })
+        }
+        _ => None,
+    }
+}
+
+fn column_name(toks: &[crate::sql::lexer::Token], sql: &[u8], i: usize) -> Option<(String, usize)> {
+    let t = toks.get(i)?;
+    if !matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent) {
+        return None;
+    }
+    // `t.col`: the column is the last part.
+    let (last, next) = if toks.get(i + 1).is_some_and(|d| d.text(sql) == b".") {
+        let c = toks.get(i + 2)?;
+        (c, i + 3)
+    } else {
+        (t, i + 1)
+    };
+    Some((
+        String::from_utf8_lossy(&unquote(last.text(sql))).to_lowercase(),
+        next,
+    ))
+}
+
+/// The equalities that name a statement's rows: `WHERE a = 1 AND b = 'x'` at the top level, or a
+/// one-row `INSERT … (a, b) VALUES (1, 'x')`. None when the statement may touch any row.
+pub(super) fn row_key(sql: &[u8]) -> Option<RowKey> {
+    let toks: Vec<_> = crate::sql::classify::significant(sql).collect();
+    let w = |i: usize| toks.get(i).map(|t| t.text(sql)).unwrap_or(b"");
+    let first = w(0);
+    let mut key: RowKey = Vec::new();
+    if eq_kw(first, b"INSERT") || eq_kw(first, b"REPLACE") {
+        // INSERT [IGNORE] INTO t (cols) VALUES (vals) with nothing after but ON DUPLICATE KEY.
+        let open = toks.iter().position(|t| t.text(sql) == b"(")?;
+        let mut cols = Vec::new();
+        let mut i = open + 1;
+        loop {
+            let (c, n) = column_name(&toks, sql, i)?;
+            cols.push(c);
+            match w(n) {
+                b"," => i = n + 1,
+                b")" => {
+                    i = n + 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        if !(eq_kw(w(i), b"VALUES") || eq_kw(w(i), b"VALUE")) || w(i + 1) != b"(" {
+            return None;
+        }
+        i += 2;
+        let mut depth = 0;
+        for col in cols {
+            match literal(&toks, sql, i) {
+                Some((v, n)) if matches!(w(n), b"," | b")") => {
+                    key.push((col, v));
+                    i = n;
+                }
+                _ => {
+                    // An expression (NOW(), a function): this column names nothing; skip it.
+                    while i < toks.len() {
+                        match w(i) {
+                            b"(" => depth += 1,
+                            b")" if depth == 0 => break,
+                            b")" => depth -= 1,
+                            b"," if depth == 0 => break,
+                            _ => {}
+                        }
+                        i += 1;
+                    }
+                }
+            }
+            match w(i) {
+                b"," => i += 1,
+                b")" => {
+                    i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        // A second row: the statement names several rows; take the whole table.
+        if w(i) == b"," {
+            return None;
+        }
+    } else {
+        let mut depth = 0i32;
+        let start = toks.iter().enumerate().position(|(i, t)| {
+            match t.text(sql) {
+                b"(" => depth += 1,
+                b")" => depth -= 1,
+                _ => {}
+            }
+            depth == 0 && t.kind == TokenKind::Word && eq_kw(t.text(sql), b"WHERE") && i > 0
+        })?;
+        let mut i = start + 1;
+        loop {
+            let (c, n) = column_name(&toks, sql, i)?;
+            if w(n) != b"=" {
+                return None;
+            }
+            let (v, n) = literal(&toks, sql, n + 1)?;
+            key.push((c, v));
+            let x = w(n);
+            if eq_kw(x, b"AND") {
+                i = n + 1;
+                continue;
+            }
+            if n >= toks.len()
+                || x == b";"
+                || [&b"ORDER"[..], b"LIMIT", b"FOR", b"LOCK", b"GROUP"]
+                    .iter()
+                    .any(|k| eq_kw(x, k))
+            {
+                break;
+            }
+            return None;
+        }
+    }
+    if key.is_empty() {
+        return None;
+    }
+    key.sort();
+    key.dedup_by(|a, b| a.0 == b.0);
+    Some(key)
+}
+
+/// One remembered ordered statement on a table.
+struct Entry {
+    seq: u64,
+    session: u64,
+    key: Option<RowKey>,
+}
+
+#[derive(Default)]
+struct TableWindow {
+    entries: VecDeque<Entry>,
+    /// The highest statement folded out of the window (0: none).
+    evicted: u64,
+}
+
+/// The dispatcher's view of conflicts: recent statements per table and each session's open
+/// transaction.
+#[derive(Default)]
+pub(super) struct Conflicts {
+    tables: FxHashMap<String, TableWindow>,
+    /// The last statement that waits for everything before it (unknown tables).
+    barrier: u64,
+    /// Per session: in a transaction (BEGIN, or autocommit off), and what it touched.
+    sessions: FxHashMap<u64, SessionTxn>,
+}
+
+#[derive(Default)]
+struct SessionTxn {
+    autocommit_off: bool,
+    explicit: bool,
+    touched: Vec<Access>,
+}
+
+impl Conflicts {
+    /// Registers ordered statement `seq` of `session` and returns what it waits for. `plan` and
+    /// `sql` say what it touches.
+    pub(super) fn order(
+        &mut self,
+        seq: u64,
+        session: u64,
+        plan: &StatementPlan,
+        sql: &[u8],
+    ) -> Deps {
+        let txn = self.sessions.entry(session).or_default();
+        let ends = matches!(plan.control, Control::Commit | Control::Rollback);
+        let acc = if ends {
+            Some(std::mem::take(&mut txn.touched))
+        } else if matches!(plan.class, C::Write | C::LockingRead | C::Ddl) {
+            accesses(plan, sql)
+        } else {
+            Some(Vec::new())
+        };
+        if ends {
+            txn.explicit = false;
+        }
+        let Some(acc) = acc else {
+            // Unknown reach: after everything, and everything after it.
+            self.barrier = seq;
+            txn.touched.clear();
+            return Deps {
+                all_before: seq,
+                on: Vec::new(),
+            };
+        };
+        if !ends && (txn.explicit || txn.autocommit_off) {
+            for a in &acc {
+                if !txn.touched.contains(a) {
+                    txn.touched.push(a.clone());
+                }
+            }
+        }
+        let mut deps = Deps {
+            all_before: self.barrier + u64::from(self.barrier > 0),
+            on: Vec::new(),
+        };
+        for a in &acc {
+            let w = self.tables.entry(a.table.clone()).or_default();
+            if w.evicted > 0 {
+                // Conflicts with a statement no longer in the window cannot be ruled out.
+                deps.all_before = deps.all_before.max(w.evicted + 1);
+            }
+            for e in &w.entries {
+                if e.session != session && overlaps(&e.key, &a.key) {
+                    deps.on.push(e.seq);
+                }
+            }
+            if w.entries
+                .back()
+                .is_none_or(|e| e.seq != seq || e.key != a.key)
+            {
+                w.entries.push_back(Entry {
+                    seq,
+                    session,
+                    key: a.key.clone(),
+                });
+            }
+            while w.entries.len() > WINDOW {
+                if let Some(e) = w.entries.pop_front() {
+                    w.evicted = w.evicted.max(e.seq);
+                }
+            }
+        }
+        deps.on.retain(|&d| d >= deps.all_before);
+        deps.on.sort_unstable();
+        deps.on.dedup();
+        deps
+    }
+
+    /// Follows a statement that is not ordered but changes the session's transaction state.
+    pub(super) fn control(&mut self, session: u64, control: &Control) {
+        let txn = self.sessions.entry(session).or_default();
+        match control {
+            Control::Begin => {
+                txn.explicit = true;
+                txn.touched.clear();
+            }
+            Control::Autocommit(on) => txn.autocommit_off = !on,
+            _ => {}
+        }
+    }
+
+    /// A session ended: forget its transaction.
+    pub(super) fn end_session(&mut self, session: u64) {
+        self.sessions.remove(&session);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::plan::{Mode, plan};
+
+    fn key(sql: &str) -> Option<Vec<(String, String)>> {
+        row_key(sql.as_bytes()).map(|k| {
+            k.into_iter()
+                .map(|(c, v)| (c, String::from_utf8(v).unwrap()))
+                .collect()
+        })
+    }
+
+    fn kv(pairs: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
+        Some(
+            pairs
+                .iter()
+                .map(|(c, v)| (c.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn rows_named_by_equalities_and_one_row_inserts() {
+        assert_eq!(
+            key("UPDATE sbtest1 SET k=k+1 WHERE id=5"),
+            kv(&[("id", "5")])
+        );
+        assert_eq!(
+            key(
+                "SELECT d_next_o_id, d_tax FROM district1 WHERE d_w_id = 1 AND d_id = 3 FOR UPDATE"
+            ),
+            kv(&[("d_id", "3"), ("d_w_id", "1")])
+        );
+        assert_eq!(
+            key("INSERT INTO new_orders1 (no_o_id, no_d_id, no_w_id) VALUES (3001,10,1)"),
+            kv(&[("no_d_id", "10"), ("no_o_id", "3001"), ("no_w_id", "1")])
+        );
+        assert_eq!(
+            key("INSERT INTO h (a, d, b) VALUES (7, NOW(), 'x')"),
+            kv(&[("a", "7"), ("b", "x")])
+        );
+        assert_eq!(key("DELETE FROM t WHERE id = -3"), kv(&[("id", "-3")]));
+        assert_eq!(key("UPDATE t SET a=1 WHERE id=1 OR id=2"), None);
+        assert_eq!(key("UPDATE t SET a=1 WHERE id BETWEEN 1 AND 2"), None);
+        assert_eq!(key("UPDATE t SET a=1"), None);
+        assert_eq!(key("INSERT INTO t (a) VALUES (1), (2)"), None);
+        assert_eq!(key("INSERT INTO t VALUES (1, 2)"), None);
+        assert_eq!(key("DELETE FROM t WHERE id IN (1, 2)"), None);
+    }
+
+    #[test]
+    fn only_conflicting_statements_wait_and_commits_keep_their_order() {
+        let mut c = Conflicts::default();
+        let mut next = 0;
+        let mut order = |c: &mut Conflicts, session: u64, sql: &str| {
+            next += 1;
+            let p = plan(sql.as_bytes(), Mode::All);
+            c.order(next, session, &p, sql.as_bytes())
+        };
+        c.control(1, &Control::Begin);
+        c.control(2, &Control::Begin);
+        assert!(
+            order(&mut c, 1, "UPDATE t SET a=1 WHERE id=1")
+                .on
+                .is_empty()
+        ); // 1
+        assert!(
+            order(&mut c, 2, "UPDATE t SET a=1 WHERE id=2")
+                .on
+                .is_empty()
+        ); // 2
+        assert_eq!(order(&mut c, 2, "UPDATE t SET a=2 WHERE id=1").on, vec![1]); // 3
+        assert_eq!(order(&mut c, 1, "COMMIT").on, vec![3]); // 4
+        // Session 2's COMMIT touched ids 2 and 1: after session 1's statements on id 1.
+        assert_eq!(order(&mut c, 2, "COMMIT").on, vec![1, 4]); // 5
+        assert_eq!(
+            order(&mut c, 3, "UPDATE t SET a=3 WHERE id=9").on,
+            Vec::<u64>::new()
+        );
+        let whole = order(&mut c, 3, "UPDATE t SET a=3"); // 7: the whole table
+        assert_eq!(whole.on, vec![1, 2, 3, 4, 5]);
+        assert_eq!(
+            order(&mut c, 4, "UPDATE u SET a=1 WHERE id=1").on,
+            Vec::<u64>::new()
+        );
+        let unknown = order(&mut c, 4, "CALL p()");
+        assert_eq!(unknown.all_before, 9);
+        assert_eq!(
+            order(&mut c, 1, "UPDATE u SET a=1 WHERE id=2").all_before,
+            10
+        );
+    }
+
+    #[test]
+    fn the_window_is_bounded() {
+        let mut c = Conflicts::default();
+        for i in 1..=(WINDOW as u64 * 3) {
+            let sql = format!("UPDATE t SET a=1 WHERE id={i}");
+            let p = plan(sql.as_bytes(), Mode::All);
+            c.order(i, i, &p, sql.as_bytes());
+        }
+        let w = &c.tables["t"];
+        assert_eq!(w.entries.len(), WINDOW);
+        let p = plan(b"UPDATE t SET a=2 WHERE id=1", Mode::All);
+        let d = c.order(10_000, 1, &p, b"UPDATE t SET a=2 WHERE id=1");
+        // Ids 1..=1024 fell out of the window: the statement on id 1 waits for all of them.
+        assert_eq!(d.all_before, WINDOW as u64 * 2 + 1);
+        assert!(d.on.is_empty());
+    }
+}
