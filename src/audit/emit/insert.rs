@@ -105,10 +105,7 @@ pub fn translate(
     // Rows: `(` values `)` separated by commas; each depth-1 value is written for its column.
     let mut rows = 0u64;
     let mut k = j + 1;
-    loop {
-        let Some(open) = next_code(toks, k) else {
-            break;
-        };
+    while let Some(open) = next_code(toks, k) {
         if toks[open].text(src) != b"(" {
             // ON DUPLICATE KEY UPDATE and the like.
             return Err("ON DUPLICATE KEY UPDATE is translated by the rewriter".into());

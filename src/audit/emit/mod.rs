@@ -185,7 +185,7 @@ impl<W: Write> Emitter<'_, W> {
             Box::new(head)
         };
         let mut statements = ScriptReader::new(reader);
-        while let Some(st) = statements.next() {
+        for st in statements.by_ref() {
             let st = match st {
                 Ok(st) => st,
                 Err(ScriptError::NotUtf8 { line }) => {
