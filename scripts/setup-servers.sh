@@ -33,6 +33,7 @@ apt_install() {
 command -v python3 >/dev/null || apt_install python3 # a minimal Debian has none
 command -v sysbench >/dev/null || apt_install sysbench # the replay tests capture a live sysbench run
 command -v pgloader >/dev/null || apt_install pgloader # tests/pgloader.rs migrates sakila with it, as teams do
+command -v chromium >/dev/null || apt_install chromium # tests/report_cli.rs renders the HTML report in headless Chromium
 # mysql://user[:pass]@host:port/db
 url_part() { # url field
   python3 - "$1" "$2" <<'PY'

@@ -12,6 +12,7 @@ pub mod digest;
 pub mod profile;
 pub mod render;
 pub mod replay;
+pub mod report;
 pub mod schema;
 pub mod sql;
 pub mod verify;

@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         Cmd::Replay(a) => replay(a),
         Cmd::Merge(a) => merge(a),
         Cmd::Verify(a) => verify(a),
+        Cmd::Report(a) => report(a),
     };
     match result {
         Ok(code) => code,
@@ -231,6 +232,45 @@ fn merge(a: MergeArgs) -> Result<ExitCode> {
     }
     let merged = cutover::replay::merge(reports).map_err(|e| anyhow::anyhow!("{e}"))?;
     print(&merged, &a.out, None, merged.failed())
+}
+
+fn report(a: ReportArgs) -> Result<ExitCode> {
+    let opts = cutover::report::ReportOptions {
+        audits: a.audit,
+        replays: a.replay,
+        verifies: a.verify,
+        digest: a.digest,
+        gate: a.gate,
+        waivers: a.waivers,
+        baseline: a.baseline,
+        now_us: None,
+    };
+    if opts.audits.is_empty() && opts.replays.is_empty() && opts.verifies.is_empty() {
+        anyhow::bail!(
+            "give at least one stage result: --audit, --replay or --verify FILE (each stage's --format json)"
+        );
+    }
+    let r = cutover::report::build(&opts)?;
+    let write_to = |path: &PathBuf, f: &dyn Fn(&mut dyn Write) -> io::Result<()>| -> Result<()> {
+        let mut w = BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
+        f(&mut w)?;
+        w.flush()?;
+        Ok(())
+    };
+    let ro = RenderOptions { limit: a.limit };
+    if let Some(p) = &a.html {
+        write_to(p, &|w| render::report_html::write(&r, w))?;
+    }
+    if let Some(p) = &a.markdown {
+        write_to(p, &|w| render::write(&r, Format::Markdown, &ro, w))?;
+    }
+    if let Some(p) = &a.junit {
+        write_to(p, &|w| render::report_junit::write(&r, w))?;
+    }
+    print(&r, &a.out, a.limit, r.failed())
 }
 
 fn verify(a: VerifyArgs) -> Result<ExitCode> {

@@ -53,6 +53,29 @@ mod tests {
     }
 
     #[test]
+    fn translates_session_isolation() {
+        for sql in [
+            "SET SESSION tx_isolation='REPEATABLE-READ'",
+            "SET transaction_isolation = 'REPEATABLE-READ';",
+            "SET @@session.tx_isolation='REPEATABLE-READ'",
+        ] {
+            let (out, complete) = rw(sql);
+            assert!(
+                out.starts_with(
+                    "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+                ),
+                "{sql} → {out}"
+            );
+            assert!(complete, "{sql}");
+        }
+        // Several assignments, or the server's default: not translated.
+        assert!(!rw("SET tx_isolation='READ-COMMITTED', sql_mode=''").1);
+        assert!(!rw("SET GLOBAL tx_isolation='READ-COMMITTED'").1);
+        // No session switch for foreign keys: no rewrite, the finding says what to do instead.
+        assert!(!rw("SET FOREIGN_KEY_CHECKS=0").1);
+    }
+
+    #[test]
     fn says_when_it_is_not_enough() {
         // ON DUPLICATE KEY UPDATE needs the key: not mechanical.
         let (_, complete) = rw("INSERT INTO `t` (a) VALUES (1) ON DUPLICATE KEY UPDATE a = 2");

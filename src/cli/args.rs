@@ -34,6 +34,48 @@ pub enum Cmd {
     Merge(MergeArgs),
     /// Check that source and target hold the same rows (checksums pushed down, row-level diffs).
     Verify(VerifyArgs),
+    /// One go/no-go verdict from the stages' JSON results, against the gate, with waivers.
+    Report(ReportArgs),
+}
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// `cutover audit --format json` results (several: several captures or scripts).
+    #[arg(long, value_name = "FILE")]
+    pub audit: Vec<PathBuf>,
+    /// `cutover replay --format json` results; several are merged as `cutover merge` does.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Vec<PathBuf>,
+    /// `cutover verify --format json` results (or `--watch` ones); the newest decides, the others
+    /// show the trend.
+    #[arg(long, value_name = "FILE")]
+    pub verify: Vec<PathBuf>,
+    /// A `cutover digest --format json` result (cross-checked with the others' capture).
+    #[arg(long, value_name = "FILE")]
+    pub digest: Option<PathBuf>,
+    /// Thresholds over the built-in checklists/gate.toml.
+    #[arg(long, value_name = "FILE")]
+    pub gate: Option<PathBuf>,
+    /// Waivers (TOML `[[waiver]]` with criterion, match, reason, owner, expires).
+    #[arg(long, value_name = "FILE")]
+    pub waivers: Option<PathBuf>,
+    /// An earlier report (`--format json`): what is new, fixed, better or worse since.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write it as Markdown (a pull request or a CI step summary).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write it as JUnit XML (one testcase per criterion).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Evidence items listed per criterion in text and Markdown.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// Where and how a result is printed.

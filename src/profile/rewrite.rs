@@ -71,6 +71,7 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
         .all(|f| {
             TRANSLATED.contains(&f.rule.as_str())
                 || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
+                || (f.rule == "CONN-002" && applied.iter().any(|a| a.starts_with("CONN-002:")))
                 || (f.rule.starts_with("FN-")
                     && f.detail.as_deref().is_some_and(|d| {
                         applied.iter().any(|a| {
@@ -239,6 +240,8 @@ impl Writer<'_> {
                 }
                 None
             }
+            // SET [SESSION] tx_isolation = 'REPEATABLE-READ' → SET SESSION CHARACTERISTICS AS …
+            "SET" if i == self.next_sig(0, end)? => self.session_isolation(i, end),
             // LOCK IN SHARE MODE → FOR SHARE
             "LOCK" if wanted(self.profile, "DML-019") => {
                 let k1 = self.next_sig(i + 1, end)?;
@@ -356,6 +359,51 @@ impl Writer<'_> {
             }
             _ => self.function(i, end),
         }
+    }
+
+    /// `SET [SESSION|LOCAL] tx_isolation|transaction_isolation = 'LEVEL'` (also `@@session.…`, `@@…`)
+    /// as the whole statement: PostgreSQL's session default for later transactions, which is what the
+    /// MySQL variable sets. `SET GLOBAL …` is left alone (a server setting, not the application's).
+    fn session_isolation(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let mut k = self.next_sig(i + 1, end)?;
+        if self.word_is(k, "SESSION") || self.word_is(k, "LOCAL") {
+            k = self.next_sig(k + 1, end)?;
+        }
+        let var = self.text(k).to_ascii_lowercase();
+        let var = var
+            .strip_prefix("@@session.")
+            .or_else(|| var.strip_prefix("@@local."))
+            .or_else(|| var.strip_prefix("@@"))
+            .unwrap_or(&var);
+        if var != "tx_isolation" && var != "transaction_isolation" {
+            return None;
+        }
+        let eq = self.next_sig(k + 1, end)?;
+        let value = self.next_sig(eq + 1, end)?;
+        if !matches!(self.text(eq), "=" | ":=") || self.toks[value].kind != TokenKind::String {
+            return None;
+        }
+        // Nothing but an optional `;` may follow: several assignments are not translated.
+        let rest = self.next_sig(value + 1, end);
+        if rest.is_some_and(|r| self.text(r) != ";") {
+            return None;
+        }
+        let v = self.text(value);
+        let level = v[1..v.len() - 1]
+            .trim()
+            .to_ascii_uppercase()
+            .replace('-', " ");
+        if !matches!(
+            level.as_str(),
+            "READ UNCOMMITTED" | "READ COMMITTED" | "REPEATABLE READ" | "SERIALIZABLE"
+        ) {
+            return None;
+        }
+        self.note(&format!("CONN-002:{}", var.to_ascii_uppercase()));
+        Some((
+            format!("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {level}"),
+            value + 1,
+        ))
     }
 
     /// A call of a function the profile gives a template for.

@@ -6,6 +6,10 @@ pub mod audit_text;
 pub mod digest_text;
 pub mod events_jsonl;
 pub mod replay_text;
+mod replay_txn;
+pub mod report_html;
+pub mod report_junit;
+pub mod report_text;
 pub mod verify_text;
 
 use serde::{Deserialize, Serialize};

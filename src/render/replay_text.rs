@@ -13,8 +13,8 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "    commits:     {:>12}   ({:.2} per sec.)",
-        s.commits, s.tps
+        "    transactions:{:>12}   ({:.2} per sec.)   commits: {}",
+        s.transactions, s.tps, s.commits
     )?;
     writeln!(
         out,
@@ -37,6 +37,14 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
         "    latency (ms):   avg {:.3}   p50 {:.3}   p95 {:.3}   p99 {:.3}   max {:.3}",
         l.avg, l.p50, l.p95, l.p99, l.max
     )?;
+    let t = &s.transaction_latency_ms;
+    if t.count > 0 {
+        writeln!(
+            out,
+            "    transaction latency (ms): avg {:.3}   p95 {:.3}   max {:.3}",
+            t.avg, t.p95, t.max
+        )?;
+    }
     let g = &s.start_lag_ms;
     writeln!(
         out,
@@ -136,31 +144,36 @@ fn write_markdown(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
             r.regressions.len()
         )?;
     }
+    super::replay_txn::markdown(out, r)?;
     if !r.mismatch_groups.is_empty() {
         writeln!(
             out,
-            "\n## Mismatches\n\n| category | count | fingerprint | first reason |\n|---|---:|---|---|"
+            "\n## Mismatches\n\n| category | count | fingerprint | first reason | caused by |\n|---|---:|---|---|---|"
         )?;
         for g in &r.mismatch_groups {
             writeln!(
                 out,
-                "| {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 md_cell(&g.category),
                 g.count,
                 md_code(&g.fingerprint),
-                md_cell(g.examples.first().map_or("", |e| e.reason.as_str()))
+                md_cell(g.examples.first().map_or("", |e| e.reason.as_str())),
+                g.caused_by
+                    .as_deref()
+                    .map(|c| format!("target error `{c}`"))
+                    .unwrap_or_default()
             )?;
         }
     }
     if !r.regressions.is_empty() {
         writeln!(
             out,
-            "\n## Latency regressions\n\n| fingerprint | runs | p50 ms source → target | p95 ms source → target | p |\n|---|---:|---|---|---:|"
+            "\n## Latency regressions\n\n| fingerprint | runs | p50 ms source → target | p95 ms source → target | ratio [interval] | p (Holm) |\n|---|---:|---|---|---|---:|"
         )?;
         for x in &r.regressions {
             writeln!(
                 out,
-                "| {} | {} | {:.3} → {:.3} (×{:.2}) | {:.3} → {:.3} (×{:.2}) | {:.1e} |",
+                "| {} | {} | {:.3} → {:.3} (×{:.2}) | {:.3} → {:.3} (×{:.2}) | {} | {:.1e} |",
                 md_code(&x.fingerprint),
                 x.count,
                 x.source_p50_ms,
@@ -169,11 +182,19 @@ fn write_markdown(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
                 x.source_p95_ms,
                 x.target_p95_ms,
                 x.p95_ratio,
-                x.p_value
+                ratio_text(x),
+                x.p_adjusted.unwrap_or(x.p_value)
             )?;
         }
     }
     Ok(())
+}
+
+fn ratio_text(x: &crate::replay::Regression) -> String {
+    match (x.ratio, x.ratio_ci) {
+        (Some(r), Some([lo, hi])) => format!("×{r:.2} [{lo:.2}, {hi:.2}]"),
+        _ => String::new(),
+    }
 }
 
 /// Writes the text report.
@@ -218,9 +239,11 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
         }
         writeln!(
             out,
-            "latency regressions: {} (target slower than source by more than {:.0}% at p50 or p95, one-sided Mann-Whitney U p < {})",
+            "latency regressions: {} (a typical execution slower by more than {:.0}% with {:.0}% confidence (Hodges-Lehmann interval) and by {} ms or more, one-sided Mann-Whitney U p < {} after Holm's correction)",
             r.regressions.len(),
             r.regression_rule.threshold * 100.0,
+            (1.0 - r.regression_rule.alpha) * 100.0,
+            r.regression_rule.min_shift_ms,
             r.regression_rule.alpha
         )?;
         if r.rewritten > 0 || !r.not_rewritable.is_empty() {
@@ -235,11 +258,19 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
             }
         }
     }
+    writeln!(out)?;
+    super::replay_txn::text(out, r)?;
     for g in &r.mismatch_groups {
         writeln!(
             out,
-            "\nMISMATCH {} ×{}  {}",
-            g.category, g.count, g.fingerprint
+            "\nMISMATCH {} ×{}  {}{}",
+            g.category,
+            g.count,
+            g.fingerprint,
+            g.caused_by
+                .as_deref()
+                .map(|c| format!("\n    caused by the target error of {c} (see TARGET ERROR)"))
+                .unwrap_or_default()
         )?;
         for e in &g.examples {
             writeln!(out, "    session {} #{}: {}", e.session, e.seq, e.reason)?;
@@ -256,7 +287,7 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
     for x in &r.regressions {
         writeln!(
             out,
-            "\nREGRESSION {}\n    p50 {:.3} → {:.3} ms (×{:.2}), p95 {:.3} → {:.3} ms (×{:.2}), {} executions, p = {:.2e}",
+            "\nREGRESSION {}\n    p50 {:.3} → {:.3} ms (×{:.2}), p95 {:.3} → {:.3} ms (×{:.2}), {} executions, typical ratio {}, p = {:.2e} (Holm {:.2e})",
             x.fingerprint,
             x.source_p50_ms,
             x.target_p50_ms,
@@ -265,7 +296,9 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
             x.target_p95_ms,
             x.p95_ratio,
             x.count,
-            x.p_value
+            ratio_text(x),
+            x.p_value,
+            x.p_adjusted.unwrap_or(x.p_value)
         )?;
     }
     for n in &r.input_notes {

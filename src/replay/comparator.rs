@@ -3,7 +3,7 @@
 
 use super::compare::{compare, row_diff};
 use super::job::*;
-use super::plan::{CompareMode, Mode, SkipReason};
+use super::plan::{CompareMode, Control, Mode, SkipReason};
 use super::stats::Latency;
 use super::*;
 use crate::db::compare::OutcomeComparison;
@@ -56,7 +56,8 @@ pub(super) struct FpAcc {
 pub(super) struct Acc {
     pub(super) sides: FxHashMap<u8, SideAcc>,
     pub(super) fps: FxHashMap<u64, FpAcc>,
-    pub(super) groups: FxHashMap<(u64, &'static str), MismatchGroup>,
+    /// By (fingerprint, category, the target error they follow from).
+    pub(super) groups: FxHashMap<(u64, &'static str, Option<usize>), MismatchGroup>,
     pub(super) compared: u64,
     pub(super) mismatches: u64,
     pub(super) not_comparable: u64,
@@ -70,6 +71,153 @@ pub(super) struct Acc {
     pub(super) suspects: Vec<Suspect>,
     /// The latest start seen per side.
     pub(super) watermark: [u64; 2],
+    /// Each session's statements grouped into transactions, per side.
+    pub(super) txns: super::txn::TxnAcc,
+    /// Errors only the target raised, keyed by (fingerprint, code) in `target_error_index`; the
+    /// fingerprints of what each broke afterwards.
+    pub(super) target_errors: Vec<TargetError>,
+    pub(super) target_error_index: FxHashMap<(u64, String), usize>,
+    pub(super) target_error_later: Vec<Vec<u64>>,
+    pub(super) error_fps: Vec<u64>,
+    /// Per session, as the pairs arrive: its transaction, and the target-only error that broke it.
+    pub(super) pair_sessions: FxHashMap<u64, PairSession>,
+}
+
+/// A session as the comparator pairs its statements: whether a transaction is open, the tables it
+/// wrote, and the target-only error whose consequences later statements are.
+#[derive(Default)]
+pub(super) struct PairSession {
+    in_txn: bool,
+    autocommit_off: bool,
+    tables: Vec<String>,
+    /// Index into `Acc::target_errors`.
+    cause: Option<usize>,
+    /// The broken transaction is still open: everything in it is a consequence.
+    cause_open: bool,
+    /// After it ended: the tables whose changes the target lost; later statements of the session
+    /// that touch them are consequences.
+    tainted: Vec<String>,
+}
+
+/// Most fingerprints listed per target error as broken afterwards.
+const LATER_FINGERPRINTS: usize = 20;
+
+/// Which target-only error (if any) the pair `src`/`tgt` is a consequence of, from the session's
+/// state before it; then moves the session's transaction state past it.
+pub(super) fn consequence_of(acc: &mut Acc, src: &Done, tgt: &Done) -> Option<usize> {
+    let job = &src.job;
+    let plan = &job.plan;
+    let ps = acc.pair_sessions.entry(job.session).or_default();
+    let touches = |t: &[String]| {
+        plan.tables_read
+            .iter()
+            .chain(plan.tables_written.iter())
+            .any(|x| t.contains(x))
+    };
+    let cause = ps
+        .cause
+        .filter(|_| ps.cause_open || (!ps.tainted.is_empty() && touches(&ps.tainted)));
+    if let Some(c) = cause
+        && matches!(
+            tgt.res,
+            Res::Skipped(
+                SkipReason::InsideAbortedTransaction | SkipReason::EndOfAbortedTransaction
+            )
+        )
+    {
+        acc.target_errors[c].later_skipped += 1;
+        note_later(&mut acc.target_error_later[c], job.fp);
+    }
+    match plan.control {
+        Control::Begin => {
+            ps.in_txn = true;
+            ps.tables.clear();
+            if ps.cause_open {
+                ps.cause_open = false;
+            }
+        }
+        Control::Commit | Control::Rollback | Control::Autocommit(true) => {
+            if ps.cause_open {
+                ps.cause_open = false;
+                ps.tainted = std::mem::take(&mut ps.tables);
+            }
+            ps.in_txn = false;
+            ps.tables.clear();
+            if plan.control == Control::Autocommit(true) {
+                ps.autocommit_off = false;
+            }
+        }
+        Control::Autocommit(false) => ps.autocommit_off = true,
+        _ => {
+            if (ps.in_txn || ps.autocommit_off) && ps.tables.len() < 64 {
+                for t in plan.tables_written.iter() {
+                    if !ps.tables.contains(t) {
+                        ps.tables.push(t.clone());
+                    }
+                }
+            }
+        }
+    }
+    cause
+}
+
+fn note_later(list: &mut Vec<u64>, fp: u64) {
+    if list.len() < LATER_FINGERPRINTS && !list.contains(&fp) {
+        list.push(fp);
+    }
+}
+
+/// A target-only error that is not itself a consequence: recorded, and made the cause of what its
+/// session does next.
+fn register_target_error(acc: &mut Acc, src: &Done, code: &str, message: &str) {
+    let job = &src.job;
+    let key = (job.fp, code.to_string());
+    let idx = match acc.target_error_index.get(&key) {
+        Some(&i) => i,
+        None => {
+            let i = acc.target_errors.len();
+            acc.target_errors.push(TargetError {
+                code: (!code.is_empty()).then(|| code.to_string()),
+                message: message.to_string(),
+                id: format_id(job.fp),
+                example: Some(example(
+                    job,
+                    format!("only the target failed: {code}: {message}"),
+                    Vec::new(),
+                )),
+                ..Default::default()
+            });
+            acc.target_error_later.push(Vec::new());
+            acc.error_fps.push(job.fp);
+            acc.target_error_index.insert(key, i);
+            i
+        }
+    };
+    acc.target_errors[idx].count += 1;
+    let ps = acc.pair_sessions.entry(job.session).or_default();
+    ps.cause = Some(idx);
+    ps.cause_open = ps.in_txn || ps.autocommit_off;
+    ps.tainted = if ps.cause_open {
+        Vec::new()
+    } else {
+        job.plan.tables_written.to_vec()
+    };
+}
+
+fn example(job: &Job, reason: String, diff: Vec<String>) -> MismatchExample {
+    let mut sql = String::from_utf8_lossy(&job.sql).into_owned();
+    if sql.len() > 2000 {
+        sql.truncate(sql.char_indices().nth(2000).map_or(sql.len(), |(i, _)| i));
+        sql.push('…');
+    }
+    MismatchExample {
+        session: job.session,
+        seq: job.seq,
+        sql,
+        target_sql: job.target_sql.clone(),
+        reason,
+        diff,
+    }
 }
 
 /// A write made visible: (start µs, end µs, session, seq, tables). It became visible somewhere in
@@ -79,6 +227,8 @@ pub(super) type Published = (u64, u64, u64, u64, Arc<Vec<String>>);
 /// A mismatch in `--mode all` waiting to be told apart from a race between sessions.
 pub(super) struct Suspect {
     pub(super) job: Arc<Job>,
+    /// The target-only error it follows from, if any.
+    pub(super) cause: Option<usize>,
     pub(super) category: &'static str,
     pub(super) reason: String,
     pub(super) diff: Vec<String>,
@@ -166,6 +316,7 @@ fn did_not_run(r: &Res) -> bool {
 }
 
 pub(super) fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) {
+    let cause = consequence_of(acc, src, tgt);
     let job = &src.job;
     let fa = acc.fps.entry(job.fp).or_default();
     let category: &'static str;
@@ -192,6 +343,9 @@ pub(super) fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) 
         }
         (Res::Rows(_), Res::Error { code, message }) => {
             category = "error_on_target";
+            if cause.is_none() {
+                register_target_error(acc, src, code, message);
+            }
             (
                 format!("only the target failed: {code}: {message}"),
                 Vec::new(),
@@ -238,6 +392,7 @@ pub(super) fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) 
     {
         acc.suspects.push(Suspect {
             job: job.clone(),
+            cause,
             category,
             reason,
             diff,
@@ -248,7 +403,7 @@ pub(super) fn pair(acc: &mut Acc, src: &Done, tgt: &Done, opts: &ReplayOptions) 
         });
         return;
     }
-    count_mismatch(acc, job, category, reason, diff, opts);
+    count_mismatch(acc, job, category, reason, diff, opts, cause);
 }
 
 pub(super) fn count_mismatch(
@@ -258,35 +413,30 @@ pub(super) fn count_mismatch(
     reason: String,
     diff: Vec<String>,
     opts: &ReplayOptions,
+    cause: Option<usize>,
 ) {
+    if let Some(c) = cause {
+        acc.target_errors[c].later_mismatches += 1;
+        note_later(&mut acc.target_error_later[c], job.fp);
+    }
     let fa = acc.fps.entry(job.fp).or_default();
     acc.compared += 1;
     acc.mismatches += 1;
     fa.compared += 1;
     fa.mismatches += 1;
+    let caused_by = cause.map(|c| acc.target_errors[c].id.clone());
     let g = acc
         .groups
-        .entry((job.fp, category))
+        .entry((job.fp, category, cause))
         .or_insert_with(|| MismatchGroup {
             category: category.to_string(),
             id: format_id(job.fp),
+            caused_by,
             ..Default::default()
         });
     g.count += 1;
     if g.examples.len() < opts.examples {
-        let mut sql = String::from_utf8_lossy(&job.sql).into_owned();
-        if sql.len() > 2000 {
-            sql.truncate(sql.char_indices().nth(2000).map_or(sql.len(), |(i, _)| i));
-            sql.push('…');
-        }
-        g.examples.push(MismatchExample {
-            session: job.session,
-            seq: job.seq,
-            sql,
-            target_sql: job.target_sql.clone(),
-            reason,
-            diff,
-        });
+        g.examples.push(example(job, reason, diff));
     }
 }
 
@@ -368,7 +518,15 @@ pub(super) fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
             fa.not_comparable_reason.get_or_insert_with(|| "a concurrent session committed writes to the same tables while it ran (sessions raced differently on each side)".into());
             acc.not_comparable += 1;
         } else {
-            count_mismatch(acc, &sp.job, sp.category, sp.reason, sp.diff, opts);
+            count_mismatch(
+                acc,
+                &sp.job,
+                sp.category,
+                sp.reason,
+                sp.diff,
+                opts,
+                sp.cause,
+            );
         }
     }
     let keep_from = acc
@@ -407,6 +565,7 @@ pub(super) async fn compare_loop(
     let mut n = 0u64;
     while let Some(d) = rx.recv().await {
         record(&mut acc, &d);
+        acc.txns.observe(&d);
         n += 1;
         let k = side_key(d.side) as usize;
         acc.watermark[k] = acc.watermark[k].max(d.at_us);
@@ -452,6 +611,7 @@ pub(super) async fn compare_loop(
         }
     }
     settle(&mut acc, &opts, true);
+    acc.txns.finish();
     if let Some(b) = bar {
         b.finish_and_clear();
     }

@@ -2,7 +2,7 @@
 //! one report. Histograms and samples are merged, never percentiles averaged, and the latency tests
 //! are run again on the merged samples.
 
-use super::stats::{Latency, SerializedLatency, regression};
+use super::stats::{Latency, SerializedLatency, holm, regression};
 use super::*;
 
 fn lat(s: &SerializedLatency, what: &str) -> Result<Latency, String> {
@@ -22,6 +22,7 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     a.statements += b.statements;
     a.errors += b.errors;
     a.commits += b.commits;
+    a.transactions += b.transactions;
     a.reconnects += b.reconnects;
     a.infrastructure_errors += b.infrastructure_errors;
     if a.first_infrastructure_error.is_none() {
@@ -30,8 +31,22 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     for (k, v) in &b.skipped {
         *a.skipped.entry(*k).or_default() += v;
     }
-    // Shards run at the same time: the merged run lasted as long as the longest.
-    a.elapsed_s = a.elapsed_s.max(b.elapsed_s);
+    // The merged run lasted as long as the union of the shards' spans (they may run at the same
+    // time, one after another, or overlap); reports without spans: as long as the longest.
+    if !a.spans_unix_s.is_empty() && !b.spans_unix_s.is_empty() {
+        a.spans_unix_s.extend(b.spans_unix_s.iter().copied());
+        a.elapsed_s = union_s(&a.spans_unix_s);
+    } else {
+        a.elapsed_s = a.elapsed_s.max(b.elapsed_s);
+        a.spans_unix_s.clear();
+    }
+    let x = merge_lat(
+        &a.transaction_latency_hist,
+        &b.transaction_latency_hist,
+        "transaction latency histogram",
+    )?;
+    a.transaction_latency_ms = x.summary();
+    a.transaction_latency_hist = x.encode();
     let l = merge_lat(&a.latency_hist, &b.latency_hist, "latency histogram")?;
     a.latency_ms = l.summary();
     a.latency_hist = l.encode();
@@ -46,7 +61,7 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
         }
     };
     a.qps = per_s(a.statements);
-    a.tps = per_s(a.commits);
+    a.tps = per_s(a.transactions);
     // Shards run side by side on disjoint sessions: their scheduled rates add up.
     a.recorded_qps = match (a.recorded_qps, b.recorded_qps) {
         (Some(x), Some(y)) => Some(x + y),
@@ -85,6 +100,43 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
             t.latency_hist = Some(merged.encode());
         }
     }
+    Ok(())
+}
+
+/// The length of the union of time spans, in seconds.
+pub(super) fn union_s(spans: &[[f64; 2]]) -> f64 {
+    let mut v: Vec<[f64; 2]> = spans.to_vec();
+    v.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    let mut total = 0.0;
+    let mut cur: Option<[f64; 2]> = None;
+    for s in v {
+        match &mut cur {
+            Some(c) if s[0] <= c[1] => c[1] = c[1].max(s[1]),
+            _ => {
+                if let Some(c) = cur {
+                    total += c[1] - c[0];
+                }
+                cur = Some(s);
+            }
+        }
+    }
+    if let Some(c) = cur {
+        total += c[1] - c[0];
+    }
+    total
+}
+
+fn merge_txn_side(a: &mut TransactionSide, b: &TransactionSide) -> Result<(), String> {
+    a.count += b.count;
+    a.rollbacks += b.rollbacks;
+    a.errors += b.errors;
+    let l = merge_lat(
+        &a.latency_hist,
+        &b.latency_hist,
+        "transaction class histogram",
+    )?;
+    a.latency_ms = l.summary();
+    a.latency_hist = l.encode();
     Ok(())
 }
 
@@ -165,11 +217,42 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
                 }
             }
         }
+        for c in r.transactions {
+            match out.transactions.iter_mut().find(|x| x.class == c.class) {
+                None => out.transactions.push(c),
+                Some(x) => {
+                    x.count += c.count;
+                    merge_txn_side(&mut x.source, &c.source)?;
+                    if let (Some(a), Some(b)) = (x.target.as_mut(), c.target.as_ref()) {
+                        merge_txn_side(a, b)?;
+                    }
+                }
+            }
+        }
+        for e in r.target_errors {
+            match out
+                .target_errors
+                .iter_mut()
+                .find(|x| x.id == e.id && x.code == e.code)
+            {
+                None => out.target_errors.push(e),
+                Some(x) => {
+                    x.count += e.count;
+                    x.later_mismatches += e.later_mismatches;
+                    x.later_skipped += e.later_skipped;
+                    for f in e.later_fingerprints {
+                        if !x.later_fingerprints.contains(&f) {
+                            x.later_fingerprints.push(f);
+                        }
+                    }
+                }
+            }
+        }
         for g in r.mismatch_groups {
             match out
                 .mismatch_groups
                 .iter_mut()
-                .find(|x| x.id == g.id && x.category == g.category)
+                .find(|x| x.id == g.id && x.category == g.category && x.caused_by == g.caused_by)
             {
                 None => out.mismatch_groups.push(g),
                 Some(x) => {
@@ -193,23 +276,45 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
             lat(&t.latency_hist, "histogram")?,
         );
         let test = regression(&s, &t, &rule);
-        if test.regression {
-            let (a, b) = (s.summary(), t.summary());
-            out.regressions.push(Regression {
-                fingerprint: f.fingerprint.clone(),
-                id: f.id.clone(),
-                count: b.count,
-                source_p50_ms: a.p50,
-                target_p50_ms: b.p50,
-                source_p95_ms: a.p95,
-                target_p95_ms: b.p95,
-                p50_ratio: test.p50_ratio,
-                p95_ratio: test.p95_ratio,
-                p_value: test.p_value,
-            });
-        }
         f.latency_test = Some(test);
     }
+    holm(
+        out.fingerprints
+            .iter_mut()
+            .filter_map(|f| f.latency_test.as_mut()),
+        rule.alpha,
+    );
+    out.regressions = out
+        .fingerprints
+        .iter()
+        .filter_map(super::summary::regression_of)
+        .collect();
+    // Transaction classes: rates over the merged sides' time, tests on the merged samples.
+    let elapsed = |side: &str| out.sides.get(side).map_or(0.0, |x| x.elapsed_s);
+    let (es, et) = (elapsed("source"), elapsed("target"));
+    let rate = |x: &mut TransactionSide, e: f64| {
+        x.tps = if e > 0.0 { x.count as f64 / e } else { 0.0 };
+        x.tpm = x.tps * 60.0;
+    };
+    for c in &mut out.transactions {
+        rate(&mut c.source, es);
+        if let Some(t) = c.target.as_mut() {
+            rate(t, et);
+            let s = lat(&c.source.latency_hist, "histogram")?;
+            let tl = lat(&t.latency_hist, "histogram")?;
+            c.latency_test = Some(regression(&s, &tl, &rule));
+        }
+    }
+    holm(
+        out.transactions
+            .iter_mut()
+            .filter_map(|c| c.latency_test.as_mut()),
+        rule.alpha,
+    );
+    out.transactions
+        .sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+    out.target_errors
+        .sort_by_key(|e| std::cmp::Reverse(e.count));
     out.mismatch_groups
         .sort_by_key(|g| std::cmp::Reverse(g.count));
     Ok(out)

@@ -22,6 +22,7 @@ mod scenario;
 mod stats;
 mod stop;
 mod summary;
+mod txn;
 mod worker;
 
 pub use merge::merge;
@@ -90,11 +91,22 @@ pub struct SideReport {
     /// Statements sent.
     pub statements: u64,
     pub errors: u64,
-    /// COMMITs sent (transactions per second are counted from these).
+    /// COMMITs sent.
     pub commits: u64,
+    /// Transactions that ran on this side (BEGIN … COMMIT/ROLLBACK, `autocommit=0` runs, and each
+    /// autocommit statement as a transaction of its own): `tps` counts these.
+    #[serde(default)]
+    pub transactions: u64,
+    /// Their latency, first statement's start to the end of the COMMIT/ROLLBACK (sysbench's
+    /// "latency" per event).
+    #[serde(default)]
+    pub transaction_latency_ms: LatencySummary,
+    #[serde(default)]
+    pub transaction_latency_hist: SerializedLatency,
     /// Statements not sent on this side, by reason.
     pub skipped: BTreeMap<plan::SkipReason, u64>,
     pub qps: f64,
+    /// Transactions per second (until 2026-12: COMMITs per second; see `transactions`).
     pub tps: f64,
     pub error_rate: f64,
     pub latency_ms: LatencySummary,
@@ -117,6 +129,10 @@ pub struct SideReport {
     pub order_wait_timeouts: Option<u64>,
     /// Wall time from the first statement to the last, in seconds.
     pub elapsed_s: f64,
+    /// When the first statement started and the last ended, seconds since the Unix epoch: `cutover
+    /// merge` measures the union of the shards' spans with them. A merged report has one per shard.
+    #[serde(default)]
+    pub spans_unix_s: Vec<[f64; 2]>,
     /// At `--speed`: the rate the schedule asked for (the capture's, scaled), and the achieved
     /// `qps` as a share of it. Below 0.9 the replay did not hold the recorded load, and its
     /// latencies describe a lighter one.
@@ -226,6 +242,13 @@ pub struct Regression {
     pub p50_ratio: f64,
     pub p95_ratio: f64,
     pub p_value: f64,
+    /// The test's effect: the ratio of a typical execution, its interval, the Holm-adjusted p.
+    #[serde(default)]
+    pub ratio: Option<f64>,
+    #[serde(default)]
+    pub ratio_ci: Option<[f64; 2]>,
+    #[serde(default)]
+    pub p_adjusted: Option<f64>,
 }
 
 /// The whole replay (`cutover.replay/1`).

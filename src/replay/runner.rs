@@ -70,6 +70,11 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
         .map_err(|e| ReplayError::Input(format!("cannot start the reader thread: {e}")))?;
     let (done_tx, done_rx) = mpsc::channel::<Done>(4096);
     let start = Instant::now() + HEADROOM;
+    // The same moment on the wall clock, for the spans `cutover merge` unites.
+    let start_unix_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+        + HEADROOM.as_secs_f64();
     let opts = Arc::new(opts);
     let comparator = tokio::spawn(compare_loop(done_rx, opts.clone(), start));
     let gates = if opts.keep_order {
@@ -92,7 +97,13 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     let acc = comparator
         .await
         .map_err(|e| ReplayError::Input(format!("comparator failed: {e}")))?;
-    let mut report = finish(acc, summary, &opts, interrupted.load(Ordering::SeqCst));
+    let mut report = finish(
+        acc,
+        summary,
+        &opts,
+        interrupted.load(Ordering::SeqCst),
+        start_unix_s,
+    );
     if signalled.load(Ordering::SeqCst) {
         report.incomplete.push(format!(
             "interrupted by a signal (Ctrl-C or SIGTERM) {:.1} s in: the figures cover what ran before it, and the statements running then were cancelled on the servers",

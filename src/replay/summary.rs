@@ -1,15 +1,26 @@
 //! The replay's report from the comparator's tallies.
 
-use super::stats::regression;
+use super::stats::{holm, regression};
 use super::*;
 use super::{comparator::*, dispatch::*};
 use crate::sql::fingerprint::format_id;
 use crate::workload::{Header, SchemaId};
 
-pub(super) fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
+pub(super) fn side_report(
+    a: SideAcc,
+    endpoint: &Endpoint,
+    txns: (u64, &super::stats::Latency),
+    start_unix_s: f64,
+) -> SideReport {
     let elapsed_s = a
         .first_at
         .map_or(0.0, |f| (a.last_at.saturating_sub(f)) as f64 / 1e6);
+    let spans_unix_s = a.first_at.map_or_else(Vec::new, |f| {
+        vec![[
+            start_unix_s + f as f64 / 1e6,
+            start_unix_s + a.last_at as f64 / 1e6,
+        ]]
+    });
     // The schedule's rate over its own span (a one-statement schedule has none).
     let recorded_qps = a.due_span.and_then(|(first, last)| {
         let n: u64 = a.recorded.iter().sum();
@@ -27,9 +38,12 @@ pub(super) fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
         statements: a.statements,
         errors: a.errors,
         commits: a.commits,
+        transactions: txns.0,
+        transaction_latency_ms: txns.1.summary(),
+        transaction_latency_hist: txns.1.encode(),
         skipped: a.skipped,
         qps: per_s(a.statements),
-        tps: per_s(a.commits),
+        tps: per_s(txns.0),
         error_rate: if a.statements > 0 {
             a.errors as f64 / a.statements as f64
         } else {
@@ -74,6 +88,7 @@ pub(super) fn side_report(a: SideAcc, endpoint: &Endpoint) -> SideReport {
         first_infrastructure_error: a.first_infrastructure_error.clone(),
         order_wait_timeouts: None,
         elapsed_s,
+        spans_unix_s,
         recorded_qps,
         pace: recorded_qps
             .filter(|r| *r > 0.0)
@@ -88,16 +103,28 @@ pub(super) fn finish(
     s: DispatchSummary,
     opts: &ReplayOptions,
     interrupted: bool,
+    start_unix_s: f64,
 ) -> ReplayReport {
     let mut sides = BTreeMap::new();
+    let txn_side = |k: usize| (acc.txns.ran[k], &acc.txns.latency[k]);
     sides.insert(
         "source".to_string(),
-        side_report(acc.sides.remove(&0).unwrap_or_default(), &opts.source),
+        side_report(
+            acc.sides.remove(&0).unwrap_or_default(),
+            &opts.source,
+            txn_side(0),
+            start_unix_s,
+        ),
     );
     if let Some(t) = &opts.target {
         sides.insert(
             "target".to_string(),
-            side_report(acc.sides.remove(&1).unwrap_or_default(), t),
+            side_report(
+                acc.sides.remove(&1).unwrap_or_default(),
+                t,
+                txn_side(1),
+                start_unix_s,
+            ),
         );
     }
     let mut fingerprints = Vec::new();
@@ -116,23 +143,6 @@ pub(super) fn finish(
             .target
             .as_ref()
             .map(|_| regression(&fa.source.latency, &fa.target.latency, &opts.regression));
-        if let Some(t) = &test
-            && t.regression
-        {
-            let (a, b) = (fa.source.latency.summary(), fa.target.latency.summary());
-            regressions.push(Regression {
-                fingerprint: text.clone(),
-                id: format_id(*fp),
-                count: fa.target.statements,
-                source_p50_ms: a.p50,
-                target_p50_ms: b.p50,
-                source_p95_ms: a.p95,
-                target_p95_ms: b.p95,
-                p50_ratio: t.p50_ratio,
-                p95_ratio: t.p95_ratio,
-                p_value: t.p_value,
-            });
-        }
         fingerprints.push(FingerprintReport {
             fingerprint: text,
             id: format_id(*fp),
@@ -148,10 +158,25 @@ pub(super) fn finish(
             not_rewritable: s.not_rewritable.get(fp).copied().unwrap_or(0),
         });
     }
+    holm(
+        fingerprints
+            .iter_mut()
+            .filter_map(|f| f.latency_test.as_mut()),
+        opts.regression.alpha,
+    );
+    regressions.extend(fingerprints.iter().filter_map(regression_of));
+    let transactions = transaction_classes(
+        &mut acc.txns,
+        &s,
+        &sides,
+        opts.target.is_some(),
+        &opts.regression,
+    );
+    let target_errors = target_errors(&mut acc, &s);
     let mut groups: Vec<MismatchGroup> = acc
         .groups
         .into_iter()
-        .map(|((fp, _), mut g)| {
+        .map(|((fp, _, _), mut g)| {
             g.fingerprint = s.fingerprints.get(&fp).cloned().unwrap_or_default();
             g
         })
@@ -197,7 +222,117 @@ pub(super) fn finish(
         rewritten: s.rewritten.values().sum(),
         not_rewritable,
         input_notes: s.notes,
-        transactions: Vec::new(),
-        target_errors: Vec::new(),
+        transactions,
+        target_errors,
     }
+}
+
+/// The regression entry of a fingerprint whose test (after Holm's correction) says it regressed.
+pub(super) fn regression_of(f: &FingerprintReport) -> Option<Regression> {
+    let t = f.latency_test.as_ref().filter(|t| t.regression)?;
+    let target = f.target.as_ref()?;
+    Some(Regression {
+        fingerprint: f.fingerprint.clone(),
+        id: f.id.clone(),
+        count: target.statements,
+        source_p50_ms: f.source.latency_ms.p50,
+        target_p50_ms: target.latency_ms.p50,
+        source_p95_ms: f.source.latency_ms.p95,
+        target_p95_ms: target.latency_ms.p95,
+        p50_ratio: t.p50_ratio,
+        p95_ratio: t.p95_ratio,
+        p_value: t.p_value,
+        ratio: t.ratio,
+        ratio_ci: t.ratio_ci,
+        p_adjusted: t.p_adjusted,
+    })
+}
+
+/// The transaction classes, most frequent first, each tested like a fingerprint (Holm across the
+/// classes: a family of its own).
+fn transaction_classes(
+    txns: &mut super::txn::TxnAcc,
+    s: &DispatchSummary,
+    sides: &BTreeMap<String, SideReport>,
+    two_sided: bool,
+    rule: &RegressionRule,
+) -> Vec<TransactionClass> {
+    let elapsed = |side: &str| sides.get(side).map_or(0.0, |x| x.elapsed_s);
+    let side = |c: &super::txn::ClassSideAcc, elapsed_s: f64| {
+        let tps = if elapsed_s > 0.0 {
+            c.count as f64 / elapsed_s
+        } else {
+            0.0
+        };
+        TransactionSide {
+            count: c.count,
+            tps,
+            tpm: tps * 60.0,
+            latency_ms: c.latency.summary(),
+            latency_hist: c.latency.encode(),
+            rollbacks: c.rollbacks,
+            errors: c.errors,
+        }
+    };
+    let mut out: Vec<TransactionClass> = txns
+        .classes
+        .drain()
+        .map(|(id, c)| TransactionClass {
+            class: format_id(id),
+            name: c.name.clone(),
+            statements: c
+                .shape
+                .iter()
+                .zip(&c.folded)
+                .map(|(fp, folded)| {
+                    let text = s
+                        .fingerprints
+                        .get(fp)
+                        .cloned()
+                        .unwrap_or_else(|| format_id(*fp));
+                    if *folded { format!("{text} (+)") } else { text }
+                })
+                .collect(),
+            count: c.count,
+            source: side(&c.sides[0], elapsed("source")),
+            target: two_sided.then(|| side(&c.sides[1], elapsed("target"))),
+            latency_test: two_sided
+                .then(|| regression(&c.sides[0].latency, &c.sides[1].latency, rule)),
+        })
+        .collect();
+    holm(
+        out.iter_mut().filter_map(|c| c.latency_test.as_mut()),
+        rule.alpha,
+    );
+    out.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+    out
+}
+
+/// The target-only errors with the fingerprints of what they broke, most frequent first.
+fn target_errors(acc: &mut Acc, s: &DispatchSummary) -> Vec<TargetError> {
+    let text = |fp: &u64| {
+        s.fingerprints
+            .get(fp)
+            .cloned()
+            .unwrap_or_else(|| format_id(*fp))
+    };
+    let mut out: Vec<TargetError> = std::mem::take(&mut acc.target_errors)
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut e)| {
+            e.fingerprint = acc.error_fps.get(i).map(text).unwrap_or_default();
+            e.later_fingerprints = acc
+                .target_error_later
+                .get(i)
+                .map(|l| l.iter().map(text).collect())
+                .unwrap_or_default();
+            e
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then(a.fingerprint.cmp(&b.fingerprint))
+    });
+    out
 }

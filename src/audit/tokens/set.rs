@@ -92,11 +92,37 @@ pub(super) fn set_statement(s: &Stream, f: usize, h: &mut Vec<Hit>) {
                     h.push(
                         Hit::new("CONN-002")
                             .at(s.at(st))
-                            .detail(format!("SET {}", other.to_ascii_lowercase())),
+                            .detail(session_switch_advice(other)),
                     );
                 }
             }
         }
+    }
+}
+
+/// The finding's detail for a MySQL session variable the target lacks: what to do instead where there
+/// is a known answer (a dump's or a batch job's switches), else the variable's name.
+fn session_switch_advice(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    match name {
+        "FOREIGN_KEY_CHECKS" => format!(
+            "SET {lower}: there is no session switch for foreign keys here; load parents before \
+             children, or declare the constraints DEFERRABLE and run SET CONSTRAINTS ALL DEFERRED \
+             inside the transaction (checked at COMMIT); a superuser's SET session_replication_role \
+             = replica skips them unchecked"
+        ),
+        "UNIQUE_CHECKS" => format!(
+            "SET {lower}: unique constraints are always checked here; drop the statement (for a bulk \
+             load, create the unique indexes after it)"
+        ),
+        "TX_ISOLATION" | "TRANSACTION_ISOLATION" => {
+            format!("SET {lower}: use SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL …")
+        }
+        "SQL_MODE" => format!(
+            "SET {lower}: there is no sql_mode here; the target behaves like a strict mode \
+             (drop the statement, and fix what the audit finds under the modes the application used)"
+        ),
+        _ => format!("SET {lower}"),
     }
 }
 

@@ -1,0 +1,283 @@
+//! Transactions: each session's statements grouped into transactions (BEGIN/START TRANSACTION …
+//! COMMIT or ROLLBACK, the runs of an `autocommit=0` session, single autocommit statements),
+//! classified by shape, timed on each side from the results the workers report, in order, per
+//! session. Memory stays bounded: one open transaction per session (its folded shape, capped) and
+//! per class a histogram and a reservoir, as fingerprints have.
+
+use super::job::{Done, Res, Side};
+use super::plan::{Control, SkipReason};
+use super::stats::Latency;
+use crate::sql::classify::StatementClass;
+use rustc_hash::FxHashMap;
+
+/// Longest repeated block folded (a TPC-C order line is 4 statements).
+const MAX_PERIOD: usize = 8;
+/// Statements of a shape kept (after folding); a longer transaction's class is its first ones.
+const MAX_SHAPE: usize = 64;
+
+/// A transaction being read on one side.
+#[derive(Default)]
+struct Open {
+    shape: Vec<u64>,
+    /// Per statement of `shape`: part of a folded repetition.
+    folded: Vec<bool>,
+    first_write: Option<String>,
+    first: Option<String>,
+    /// First statement's start and the end of its last (µs since the replay's start): on this side.
+    start_us: Option<u64>,
+    end_us: u64,
+    error: bool,
+    rollback: bool,
+}
+
+#[derive(Default)]
+struct SessionTxn {
+    autocommit_off: bool,
+    open: Option<Open>,
+}
+
+/// A class on one side.
+#[derive(Default)]
+pub(super) struct ClassSideAcc {
+    pub(super) count: u64,
+    pub(super) rollbacks: u64,
+    pub(super) errors: u64,
+    pub(super) latency: Latency,
+}
+
+#[derive(Default)]
+pub(super) struct ClassAcc {
+    pub(super) name: String,
+    pub(super) shape: Vec<u64>,
+    pub(super) folded: Vec<bool>,
+    /// Transactions of the class in the capture (counted on the source side, which gets every
+    /// statement of the sessions replayed, sent or not).
+    pub(super) count: u64,
+    pub(super) sides: [ClassSideAcc; 2],
+}
+
+/// Every side's transactions.
+#[derive(Default)]
+pub(super) struct TxnAcc {
+    sessions: [FxHashMap<u64, SessionTxn>; 2],
+    pub(super) classes: FxHashMap<u64, ClassAcc>,
+    /// Per side: transactions that ran (at least one statement sent), and their latencies.
+    pub(super) ran: [u64; 2],
+    pub(super) latency: [Latency; 2],
+}
+
+/// Appends a statement to a shape, folding a block that repeats the one before it.
+fn push_folded(shape: &mut Vec<u64>, folded: &mut Vec<bool>, fp: u64) {
+    shape.push(fp);
+    folded.push(false);
+    let n = shape.len();
+    for p in 1..=MAX_PERIOD.min(n / 2) {
+        if shape[n - p..] == shape[n - 2 * p..n - p] {
+            shape.truncate(n - p);
+            folded.truncate(n - p);
+            for m in &mut folded[n - 2 * p..n - p] {
+                *m = true;
+            }
+            return;
+        }
+    }
+}
+
+/// The class id of a shape.
+pub(super) fn class_of(shape: &[u64]) -> u64 {
+    let bytes: Vec<u8> = shape.iter().flat_map(|f| f.to_le_bytes()).collect();
+    xxhash_rust::xxh3::xxh3_64(&bytes)
+}
+
+/// `UPDATE district1`, `SELECT sbtest1`: the statement's first word and its first table.
+fn statement_name(d: &Done) -> String {
+    let sql = &d.job.sql;
+    let verb: String = String::from_utf8_lossy(
+        sql.split(|b| b.is_ascii_whitespace() || *b == b'(')
+            .find(|w| !w.is_empty())
+            .unwrap_or(b"?"),
+    )
+    .to_uppercase();
+    let plan = &d.job.plan;
+    match plan.tables_written.first().or(plan.tables_read.first()) {
+        Some(t) => format!("{verb} {t}"),
+        None => verb,
+    }
+}
+
+impl TxnAcc {
+    /// One result, in its session's order on its side.
+    pub(super) fn observe(&mut self, d: &Done) {
+        let k = match d.side {
+            Side::Source => 0,
+            Side::Target => 1,
+        };
+        let infra = matches!(&d.res, Res::Error { code, message } if crate::db::infrastructure_failure(code, message));
+        let ran = !infra && !matches!(d.res, Res::Skipped(_));
+        let failed = !infra && matches!(d.res, Res::Error { .. });
+        let aborted = matches!(
+            d.res,
+            Res::Skipped(
+                SkipReason::InsideAbortedTransaction | SkipReason::EndOfAbortedTransaction
+            )
+        );
+        let plan = &d.job.plan;
+        let session = d.job.session;
+        let st = self.sessions[k].entry(session).or_default();
+        let mut closed: Vec<Open> = Vec::new();
+        match plan.control {
+            Control::Begin => {
+                if let Some(o) = st.open.take() {
+                    closed.push(o);
+                }
+                let mut o = Open::default();
+                if ran {
+                    o.start_us = Some(d.at_us);
+                    o.end_us = d.at_us + d.latency_us;
+                }
+                st.open = Some(o);
+            }
+            Control::Commit | Control::Rollback => {
+                if let Some(mut o) = st.open.take() {
+                    if ran {
+                        o.start_us.get_or_insert(d.at_us);
+                        o.end_us = d.at_us + d.latency_us;
+                    }
+                    o.rollback |= plan.control == Control::Rollback || aborted;
+                    o.error |= failed;
+                    closed.push(o);
+                }
+            }
+            Control::Autocommit(on) => {
+                // SET autocommit = 1 commits the open transaction.
+                if on && let Some(o) = st.open.take() {
+                    closed.push(o);
+                }
+                st.autocommit_off = !on;
+            }
+            Control::Use | Control::Set | Control::LockTables => {}
+            Control::None => {
+                // DDL commits what is open and is a transaction of its own.
+                if plan.class == StatementClass::Ddl
+                    && let Some(o) = st.open.take()
+                {
+                    closed.push(o);
+                }
+                let single =
+                    st.open.is_none() && (!st.autocommit_off || plan.class == StatementClass::Ddl);
+                let o = st.open.get_or_insert_with(Open::default);
+                if o.shape.len() < MAX_SHAPE {
+                    push_folded(&mut o.shape, &mut o.folded, d.job.fp);
+                }
+                if o.first.is_none()
+                    || (o.first_write.is_none() && plan.class == StatementClass::Write)
+                {
+                    let name = statement_name(d);
+                    if plan.class == StatementClass::Write {
+                        o.first_write = Some(name.clone());
+                    }
+                    o.first.get_or_insert(name);
+                }
+                if ran {
+                    o.start_us.get_or_insert(d.at_us);
+                    o.end_us = d.at_us + d.latency_us;
+                }
+                o.error |= failed;
+                o.rollback |= aborted;
+                if single && let Some(o) = st.open.take() {
+                    closed.push(o);
+                }
+            }
+        }
+        if st.open.is_none() && !st.autocommit_off {
+            self.sessions[k].remove(&session);
+        }
+        for o in closed {
+            self.close(k, o);
+        }
+    }
+
+    fn close(&mut self, k: usize, o: Open) {
+        if o.shape.is_empty() {
+            // BEGIN … COMMIT with nothing in between (or only settings): not a transaction of work.
+            return;
+        }
+        let id = class_of(&o.shape);
+        let c = self.classes.entry(id).or_insert_with(|| ClassAcc {
+            name: o
+                .first_write
+                .clone()
+                .or(o.first.clone())
+                .unwrap_or_default(),
+            shape: o.shape.clone(),
+            folded: o.folded.clone(),
+            ..Default::default()
+        });
+        if k == 0 {
+            c.count += 1;
+        }
+        if let Some(start) = o.start_us {
+            let s = &mut c.sides[k];
+            s.count += 1;
+            s.rollbacks += o.rollback as u64;
+            s.errors += o.error as u64;
+            let us = o.end_us.saturating_sub(start);
+            s.latency.record(us);
+            self.ran[k] += 1;
+            self.latency[k].record(us);
+        }
+    }
+
+    /// The end of the replay: transactions still open were never committed (the worker rolls them
+    /// back when its session ends).
+    pub(super) fn finish(&mut self) {
+        for k in 0..2 {
+            let open: Vec<Open> = std::mem::take(&mut self.sessions[k])
+                .into_values()
+                .filter_map(|s| s.open)
+                .collect();
+            for mut o in open {
+                o.rollback = true;
+                self.close(k, o);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold(seq: &[u64]) -> (Vec<u64>, Vec<bool>) {
+        let (mut s, mut f) = (Vec::new(), Vec::new());
+        for &x in seq {
+            push_folded(&mut s, &mut f, x);
+        }
+        (s, f)
+    }
+
+    #[test]
+    fn repeated_lines_fold_so_5_and_15_order_lines_are_one_class() {
+        // New-Order: 3 header statements, then per order line 4 statements, then 2 more.
+        let order = |lines: usize| {
+            let mut v = vec![1, 2, 3];
+            for _ in 0..lines {
+                v.extend([10, 11, 12, 13]);
+            }
+            v.extend([4, 5]);
+            v
+        };
+        let (a, fa) = fold(&order(5));
+        let (b, _) = fold(&order(15));
+        assert_eq!(a, vec![1, 2, 3, 10, 11, 12, 13, 4, 5]);
+        assert_eq!(class_of(&a), class_of(&b));
+        assert_eq!(
+            fa,
+            vec![false, false, false, true, true, true, true, false, false]
+        );
+        // A run of one statement folds; different statements do not.
+        assert_eq!(fold(&[7, 7, 7, 8]).0, vec![7, 8]);
+        assert_eq!(fold(&[7, 8, 9]).0, vec![7, 8, 9]);
+        assert_ne!(class_of(&[7, 8]), class_of(&[8, 7]));
+    }
+}

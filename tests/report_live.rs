@@ -1,0 +1,306 @@
+//! `cutover report` on real stage results from the real MariaDB (and PostgreSQL through the
+//! shipped scenario): A/A → go four times in a row; five rows changed on the target → no-go naming
+//! the tables and fingerprints, waived → go-with-waivers, the waiver expired → no-go; a duplicate
+//! key only the target raises → `replay.target_errors` fails with the error text.
+
+mod common;
+
+use common::{mysql, mysql_url, with_db};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// One test at a time: they replay on the same server and their timing feeds latency verdicts.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn cutover(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(args)
+        .output()
+        .expect("run cutover")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shipped scenario's tables, same rows, on MariaDB database `db`.
+fn sbtest(db: &str) {
+    mysql(
+        None,
+        &format!("DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"),
+    );
+    let sql = std::fs::read_to_string(root().join("corpora/scenario/sbtest.mysql.sql")).unwrap();
+    mysql(Some(db), &sql);
+}
+
+/// Runs a stage writing JSON to `out`; returns its exit code.
+fn stage(args: &[&str], out: &Path) -> i32 {
+    let mut all: Vec<&str> = args.to_vec();
+    let o = out.to_str().unwrap();
+    all.extend(["--format", "json", "-q", "-o", o]);
+    let r = cutover(&all);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        !err.contains("cannot connect"),
+        "{err}\n({})",
+        common::HOW_TO_START
+    );
+    assert!(out.exists(), "{args:?} wrote no result: {err}");
+    r.status.code().unwrap_or(-1)
+}
+
+fn report(args: &[&str]) -> (Value, i32, String) {
+    let mut all = vec!["report", "--format", "json"];
+    all.extend_from_slice(args);
+    let r = cutover(&all);
+    let err = String::from_utf8_lossy(&r.stderr).into_owned();
+    let j: Value =
+        serde_json::from_slice(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}"));
+    (j, r.status.code().unwrap_or(-1), err)
+}
+
+fn criterion<'a>(j: &'a Value, id: &str) -> &'a Value {
+    j["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no {id}"))
+}
+
+fn capture() -> String {
+    root()
+        .join("corpora/sysbench/general-text.log.gz")
+        .display()
+        .to_string()
+}
+
+/// audit + replay (reads, x10) + verify from database `a` to `b`, JSON in `dir`.
+fn run_stages(dir: &Path, a: &str, b: &str) -> [PathBuf; 3] {
+    let (src, tgt) = (with_db(&mysql_url(), a), with_db(&mysql_url(), b));
+    let paths = [
+        dir.join("audit.json"),
+        dir.join("replay.json"),
+        dir.join("verify.json"),
+    ];
+    let log = capture();
+    stage(&["audit", "--target", "postgres", &log], &paths[0]);
+    stage(
+        &[
+            "replay", &log, "--source", &src, "--target", &tgt, "--speed", "10",
+        ],
+        &paths[1],
+    );
+    stage(&["verify", "--source", &src, "--target", &tgt], &paths[2]);
+    paths
+}
+
+fn files_args(p: &[PathBuf; 3]) -> Vec<String> {
+    vec![
+        "--audit".into(),
+        p[0].display().to_string(),
+        "--replay".into(),
+        p[1].display().to_string(),
+        "--verify".into(),
+        p[2].display().to_string(),
+    ]
+}
+
+#[test]
+fn a_a_on_identical_data_is_go_four_runs_in_a_row() {
+    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (a, b) = ("cutover_report_aa_a", "cutover_report_aa_b");
+    sbtest(a);
+    sbtest(b);
+    let dir = tempfile::tempdir().unwrap();
+    let mut verdicts = Vec::new();
+    for run in 0..4 {
+        let p = run_stages(dir.path(), a, b);
+        let args = files_args(&p);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (j, code, err) = report(&args);
+        let blocking: Vec<String> = j["criteria"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| ["fail", "vacuous", "not-run"].contains(&c["status"].as_str().unwrap()))
+            .map(|c| format!("{} {}: {}", c["id"], c["status"], c["summary"]))
+            .collect();
+        assert_eq!(j["verdict"], "go", "run {run}: {blocking:#?} {err}");
+        assert_eq!(code, 0, "run {run}");
+        assert_eq!(j["schema"], "cutover.report/1");
+        assert_eq!(
+            criterion(&j, "replay.latency")["status"],
+            "pass",
+            "run {run}: {:#}",
+            criterion(&j, "replay.latency")
+        );
+        assert!(criterion(&j, "replay.mismatches")["value"] == 0.0);
+        assert_eq!(
+            criterion(&j, "evidence.consistency")["status"],
+            "pass",
+            "{:#}",
+            criterion(&j, "evidence.consistency")
+        );
+        // Reads mode leaves the writes out: not exercised on the target, a warning.
+        assert_eq!(criterion(&j, "replay.coverage")["status"], "warn");
+        verdicts.push(j["verdict"].clone());
+        if run == 3 {
+            // Kept for tests/report_cli.rs (the HTML in Chromium) and for a person to look at.
+            let keep = root().join("target/report-live");
+            std::fs::create_dir_all(&keep).unwrap();
+            for f in &p {
+                std::fs::copy(f, keep.join(f.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    assert!(verdicts.iter().all(|v| v == "go"), "{verdicts:?}");
+    mysql(None, &format!("DROP DATABASE {a}; DROP DATABASE {b}"));
+}
+
+#[test]
+fn five_changed_rows_are_no_go_until_waived_and_again_when_the_waiver_expires() {
+    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (a, b) = ("cutover_report_five_a", "cutover_report_five_b");
+    sbtest(a);
+    sbtest(b);
+    mysql(
+        Some(b),
+        "UPDATE sbtest1 SET c = 'changed on the target' WHERE id IN (4990, 5003, 5017, 5050, 5100)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let p = run_stages(dir.path(), a, b);
+    let base = files_args(&p);
+    let args: Vec<&str> = base.iter().map(String::as_str).collect();
+    let (j, code, _) = report(&args);
+    assert_eq!(j["verdict"], "no-go");
+    assert_eq!(code, 1);
+    let m = criterion(&j, "replay.mismatches");
+    assert_eq!(m["status"], "fail", "{m:#}");
+    let fps: Vec<&str> = m["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "fingerprint")
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        !fps.is_empty() && fps.iter().all(|id| id.len() == 16),
+        "{fps:?}"
+    );
+    let d = criterion(&j, "verify.differences");
+    assert_eq!(d["status"], "fail");
+    assert_eq!(d["value"], 5.0);
+    assert_eq!(d["evidence"][0]["id"], "sbtest1");
+    assert!(
+        j["reason"].as_str().unwrap().contains("replay.mismatches")
+            && j["reason"].as_str().unwrap().contains("verify.differences")
+    );
+
+    // Waived: both criteria, the differences by table.
+    let waivers = |expires: &str| {
+        format!(
+            "[[waiver]]\ncriterion = \"replay.mismatches\"\nreason = \"rows edited by hand on the target, known\"\nowner = \"dba@example.com\"\nexpires = {expires}\n\n[[waiver]]\ncriterion = \"verify.differences\"\nmatch = \"sbtest1\"\nreason = \"same five rows\"\nowner = \"dba@example.com\"\nexpires = {expires}\n"
+        )
+    };
+    let wfile = dir.path().join("waivers.toml");
+    std::fs::write(&wfile, waivers("2099-12-31")).unwrap();
+    let mut w = args.clone();
+    w.extend(["--waivers", wfile.to_str().unwrap()]);
+    let (j, code, _) = report(&w);
+    assert_eq!(j["verdict"], "go-with-waivers", "{}", j["reason"]);
+    assert_eq!(code, 0);
+    assert_eq!(criterion(&j, "verify.differences")["status"], "waived");
+    assert_eq!(
+        criterion(&j, "verify.differences")["status_before_waivers"],
+        "fail"
+    );
+    // Expired: no-go, and the report says it expired.
+    std::fs::write(&wfile, waivers("2020-01-31")).unwrap();
+    let (j, code, _) = report(&w);
+    assert_eq!(j["verdict"], "no-go");
+    assert_eq!(code, 1);
+    assert!(
+        j["waivers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["expired"] == true && w["note"].as_str().unwrap().contains("expired")),
+        "{:#}",
+        j["waivers"]
+    );
+    // The text says it too.
+    let out = cutover(&[
+        "report",
+        "--audit",
+        &base[1],
+        "--replay",
+        &base[3],
+        "--verify",
+        &base[5],
+        "--waivers",
+        wfile.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("NO-GO") && text.contains("expired on 2020-01-31"),
+        "{text}"
+    );
+    mysql(None, &format!("DROP DATABASE {a}; DROP DATABASE {b}"));
+}
+
+#[test]
+fn a_duplicate_key_on_the_target_fails_target_errors_with_the_error_text() {
+    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (a, b) = ("cutover_report_dup_a", "cutover_report_dup_b");
+    sbtest(a);
+    sbtest(b);
+    // A row only the target has: the captured INSERT of the same id fails there (1062).
+    mysql(
+        Some(b),
+        "INSERT INTO sbtest1 VALUES (20001, 1, 'only on the target', 'x')",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("dup.log");
+    std::fs::write(
+        &log,
+        "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime\t\t    Id Command\tArgument\n\
+261204 10:00:00\t    40 Connect\troot@127.0.0.1 on cutover_sbtest using TCP/IP\n\
+\t\t    40 Query\tINSERT INTO sbtest1 (id, k, c, pad) VALUES (20001, 7, 'from the application', 'y')\n\
+\t\t    40 Query\tSELECT c FROM sbtest1 WHERE id = 20001\n\
+261204 10:00:01\t    40 Quit\t\n",
+    )
+    .unwrap();
+    let (src, tgt) = (with_db(&mysql_url(), a), with_db(&mysql_url(), b));
+    let r = dir.path().join("replay.json");
+    stage(
+        &[
+            "replay",
+            log.to_str().unwrap(),
+            "--source",
+            &src,
+            "--target",
+            &tgt,
+            "--mode",
+            "all",
+            "--allow-writes",
+            "--max-speed",
+        ],
+        &r,
+    );
+    let (j, code, err) = report(&["--replay", r.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let t = criterion(&j, "replay.target_errors");
+    assert_eq!(t["status"], "fail", "{t:#}");
+    let detail = t["evidence"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("Duplicate entry") || detail.contains("1062"),
+        "{detail}"
+    );
+    assert!(
+        t["summary"].as_str().unwrap().contains("Duplicate"),
+        "{t:#}"
+    );
+    mysql(None, &format!("DROP DATABASE {a}; DROP DATABASE {b}"));
+}
