@@ -169,6 +169,7 @@ fn audit(a: AuditArgs) -> Result<ExitCode> {
     };
     run.live = a.live.map(|u| Endpoint::parse(&u)).transpose()?;
     run.live_setup = a.live_setup;
+    run.emit_sql = a.emit_sql;
     run.options.ts_tables = a.ts_tables;
     run.capture = capture_options(&a.read)?;
     let report = cutover::audit::run(&run, &TermProgress::new(a.out.quiet))?;

@@ -137,7 +137,7 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
 }
 
 /// A script statement as the audit takes it.
-fn distinct(st: &ScriptStatement, file: &str) -> DistinctStatement {
+pub(crate) fn distinct(st: &ScriptStatement, file: &str) -> DistinctStatement {
     let fp = fingerprint(st.text.as_bytes());
     let red = redact(st.text.as_bytes());
     DistinctStatement {

@@ -8,6 +8,7 @@
 //! sqlparser can parse them, on the AST with a schema-aware type checker (`ast`, `typing`).
 
 mod ast;
+pub mod emit;
 mod input;
 mod lexical;
 mod live;
@@ -156,6 +157,9 @@ pub struct AuditReport {
     pub proposed_ddl: Vec<String>,
     /// Log notes (skipped records, truncated files).
     pub input_notes: Vec<String>,
+    /// What `--emit-sql` wrote, or null.
+    #[serde(default)]
+    pub emitted: Option<emit::EmitSummary>,
 }
 
 impl AuditReport {
@@ -429,6 +433,7 @@ pub fn build_report(
         live: None,
         proposed_ddl: Vec::new(),
         input_notes,
+        emitted: None,
     }
 }
 

@@ -37,6 +37,8 @@ pub struct AuditRun {
     pub live: Option<Endpoint>,
     /// With `live`: create the schema's tables there first (rolled back with the rest).
     pub live_setup: bool,
+    /// Write the input scripts translated for the target here (`--emit-sql`).
+    pub emit_sql: Option<PathBuf>,
     pub options: AuditOptions,
     pub capture: CaptureOptions,
 }
@@ -50,6 +52,7 @@ impl AuditRun {
             schema: SchemaSource::None,
             live: None,
             live_setup: false,
+            emit_sql: None,
             options: AuditOptions::default(),
             capture: CaptureOptions::default(),
         }
@@ -67,6 +70,8 @@ pub enum AuditError {
     Db(#[from] DbError),
     #[error("{0}")]
     Schema(String),
+    #[error(transparent)]
+    Emit(#[from] super::emit::EmitError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -87,6 +92,15 @@ pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditEr
         profile: &profile,
         schema: schema.as_ref().map(|(s, _)| s),
         options: &r.options,
+    };
+    let emitted = match &r.emit_sql {
+        Some(out) => Some(super::emit::emit_sql(
+            &r.inputs,
+            out,
+            &profile,
+            schema.as_ref().map(|(s, _)| s),
+        )?),
+        None => None,
     };
     progress.phase("reading", None, Unit::Bytes);
     let got = input::read_inputs(&r.inputs, r.capture.clone(), |done, total| {
@@ -114,6 +128,7 @@ pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditEr
         statements,
         notes,
     );
+    report.emitted = emitted;
     if let Some((s, _)) = &schema {
         report.proposed_ddl = timeseries::proposed_ddl(
             s,

@@ -173,6 +173,10 @@ pub struct AuditArgs {
     /// With --live: create the --schema/--source tables on the target first (rolled back with the rest).
     #[arg(long, requires = "live")]
     pub live_setup: bool,
+    /// Write the input .sql scripts translated for the target to this file (tables with the profile's
+    /// types, data with translated literals, keys and identity resets after the data).
+    #[arg(long, value_name = "OUT.sql")]
+    pub emit_sql: Option<PathBuf>,
     /// A MySQL table that becomes a KaiwuDB time-series table (repeatable).
     #[arg(long = "ts-table")]
     pub ts_tables: Vec<String>,

@@ -51,6 +51,28 @@ pub fn schema_from_ddl(script: &str, name: &str) -> DdlSchema {
     }
 }
 
+/// The table one `CREATE TABLE` statement declares (tokens when sqlparser cannot read it), with a
+/// warning when it was read from tokens. `None` for any other statement.
+pub fn table_from_statement(sql: &str) -> Option<(Table, Option<String>)> {
+    if !is_create_table(sql) {
+        return None;
+    }
+    match Parser::new(&MySqlDialect {})
+        .with_recursion_limit(200)
+        .try_with_sql(sql)
+        .and_then(|mut p| p.parse_statement())
+    {
+        Ok(Statement::CreateTable(ct)) => table_from_create(&ct).map(|t| (t, None)),
+        Ok(_) => None,
+        Err(e) => table_from_tokens(sql).map(|t| {
+            let w = format!(
+                "CREATE TABLE not fully understood ({e}); its columns were read from tokens"
+            );
+            (t, Some(w))
+        }),
+    }
+}
+
 fn is_create_table(sql: &str) -> bool {
     let words: Vec<String> = sql
         .split_whitespace()
@@ -283,20 +305,52 @@ fn table_from_tokens(sql: &str) -> Option<Table> {
                             table.unique_keys.push(paren_names(text));
                         }
                     } else if let Some(second) = toks.get(item_start + 1) {
-                        let type_text = &sql[second.start..toks[i - 1].end];
+                        let full_text = &sql[second.start..toks[i - 1].end];
+                        // The type ends where the column's attributes begin (NOT NULL, DEFAULT, …).
+                        let mut type_end = toks[i - 1].end;
+                        let mut d = 0;
+                        for t in &toks[item_start + 2..i] {
+                            match t.text(b) {
+                                b"(" => d += 1,
+                                b")" => d -= 1,
+                                w if d == 0
+                                    && t.kind == TokenKind::Word
+                                    && matches!(
+                                        w.to_ascii_uppercase().as_slice(),
+                                        b"NOT"
+                                            | b"NULL"
+                                            | b"DEFAULT"
+                                            | b"AUTO_INCREMENT"
+                                            | b"COMMENT"
+                                            | b"ON"
+                                            | b"PRIMARY"
+                                            | b"UNIQUE"
+                                            | b"KEY"
+                                            | b"GENERATED"
+                                            | b"AS"
+                                            | b"REFERENCES"
+                                            | b"CHECK"
+                                            | b"INVISIBLE"
+                                            | b"VISIBLE"
+                                    ) =>
+                                {
+                                    type_end = t.start;
+                                    break;
+                                }
+                                _ => {}
+                            }
+                        }
+                        let type_text = sql[second.start..type_end].trim();
+                        let upper = full_text.to_ascii_uppercase();
                         table.columns.push(Column {
                             name: String::from_utf8_lossy(first.text(b))
                                 .trim_matches('`')
                                 .to_string(),
                             mysql_type: MySqlType::parse(type_text),
-                            nullable: !type_text.to_ascii_uppercase().contains("NOT NULL"),
+                            nullable: !upper.contains("NOT NULL"),
                             collation: None,
-                            auto_increment: type_text
-                                .to_ascii_uppercase()
-                                .contains("AUTO_INCREMENT"),
-                            on_update_current_timestamp: type_text
-                                .to_ascii_uppercase()
-                                .contains("ON UPDATE"),
+                            auto_increment: upper.contains("AUTO_INCREMENT"),
+                            on_update_current_timestamp: upper.contains("ON UPDATE"),
                             generated: false,
                             default: None,
                         });
@@ -365,5 +419,14 @@ mod tests {
         let t = s.schema.table("m").expect("m");
         assert_eq!(t.columns.len(), 2);
         assert_eq!(t.primary_key, vec!["id", "d"]);
+        // The type ends where the column's attributes begin (sakila's `VARCHAR(40) BINARY`).
+        let s = schema_from_ddl(
+            "CREATE TABLE staff (id INT NOT NULL, password VARCHAR(40) BINARY DEFAULT NULL, pic MEDIUMBLOB DEFAULT NULL) PARTITION BY HASH (id) PARTITIONS 2;",
+            "x.sql",
+        );
+        let t = s.schema.table("staff").expect("staff");
+        assert_eq!(t.column("pic").unwrap().mysql_type.base, "MEDIUMBLOB");
+        assert_eq!(t.column("password").unwrap().mysql_type.base, "VARCHAR");
+        assert!(!t.column("id").unwrap().nullable);
     }
 }
