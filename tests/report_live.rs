@@ -147,12 +147,25 @@ fn a_a_on_identical_data_is_go_four_runs_in_a_row() {
         assert_eq!(criterion(&j, "replay.coverage")["status"], "warn");
         verdicts.push(j["verdict"].clone());
         if run == 3 {
-            // Kept for tests/report_cli.rs (the HTML in Chromium) and for a person to look at.
+            // The HTML of a full run in a real browser: criteria, ratio bars, percentile curves,
+            // the timeline, verify per table; a screenshot under target/ for a person to look at.
             let keep = root().join("target/report-live");
             std::fs::create_dir_all(&keep).unwrap();
             for f in &p {
                 std::fs::copy(f, keep.join(f.file_name().unwrap())).unwrap();
             }
+            let html = keep.join("report.html");
+            let mut with_html = args.clone();
+            with_html.extend(["--html", html.to_str().unwrap()]);
+            let (_, code, err) = report(&with_html);
+            assert_eq!(code, 0, "{err}");
+            let dom = common::html_in_chromium(
+                &html,
+                Some((&root().join("target/report-screenshot.png"), 5)),
+            );
+            assert!(dom.contains("Percentiles (ms)"), "percentile curves");
+            assert!(dom.contains("Throughput (statements/s)"), "the timeline");
+            assert!(dom.contains("Verify: rows differing per table"));
         }
     }
     assert!(verdicts.iter().all(|v| v == "go"), "{verdicts:?}");

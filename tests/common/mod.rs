@@ -221,3 +221,82 @@ pub fn table_report<'a>(j: &'a serde_json::Value, name: &str) -> &'a serde_json:
         .find(|t| t["table"] == name)
         .unwrap_or_else(|| panic!("no {name} in {j:#}"))
 }
+
+/// Headless Chromium, offline, a fresh profile: the DOM after the page's script ran.
+pub fn chromium(args: &[&str], profile: &Path) -> std::process::Output {
+    let bin = ["chromium", "chromium-browser"].into_iter().find(|b| {
+        std::process::Command::new(b)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    let bin = bin.expect(
+        "chromium is not installed: run scripts/setup-servers.sh (it installs Debian's chromium)",
+    );
+    std::process::Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .output()
+        .expect("run chromium")
+}
+
+
+/// Checks a `cutover report --html` page offline in headless Chromium: no external URL in the file,
+/// the page's script ran to its end (sortable, filterable tables), the criteria table, at least
+/// `min_charts` inline SVG charts; keeps a screenshot at `shot` for a person to look at. Returns the
+/// rendered DOM.
+pub fn html_in_chromium(html: &Path, shot: Option<(&Path, usize)>) -> String {
+    let page = std::fs::read_to_string(html).unwrap();
+    // SVG namespaces are names, not fetched; nothing else may name a URL.
+    assert!(
+        !page
+            .replace("http://www.w3.org/2000/svg", "")
+            .contains("http://"),
+        "no external URL"
+    );
+    assert!(!page.contains("https://"), "no external URL");
+    let url = format!("file://{}", html.display());
+    let profile = tempfile::tempdir().unwrap();
+    let o = chromium(
+        &["--virtual-time-budget=3000", "--dump-dom", &url],
+        profile.path(),
+    );
+    let dom = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page's script did not run to its end:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(dom.contains("class=\"filter\""), "tables got their filters");
+    assert!(dom.contains("id=\"criteria\""));
+    if let Some((shot, min_charts)) = shot {
+        let charts = dom.matches("<svg").count();
+        assert!(charts >= min_charts, "{charts} charts, expected at least {min_charts}");
+        let _ = std::fs::remove_file(shot);
+        let profile = tempfile::tempdir().unwrap();
+        let o = chromium(
+            &[
+                "--window-size=1280,2400",
+                &format!("--screenshot={}", shot.display()),
+                &url,
+            ],
+            profile.path(),
+        );
+        assert!(
+            shot.exists(),
+            "no screenshot: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    dom
+}
