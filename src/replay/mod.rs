@@ -300,15 +300,18 @@ pub struct ReplayReport {
     pub target_errors: Vec<TargetError>,
 }
 
-/// A transaction class: every transaction of one shape (its sequence of fingerprints, runs of a
-/// repeated statement folded, so a New-Order with 5 or 15 order lines is one class).
+/// A transaction class: every transaction of one business kind (see `class`), so a New-Order with 5
+/// or 15 order lines is one class.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TransactionClass {
-    /// Id of the shape (16 hex digits, xxh3 of the folded fingerprint sequence).
+    /// Id of the class (16 hex digits): xxh3 of its first write's step and the kinds of tables it writes
+    /// and reads (names without trailing digits), so data-dependent branches and repeated lines of one
+    /// business transaction are one class.
     pub class: String,
     /// Named by its first write, else its first statement (`UPDATE district1`, `SELECT sbtest1`).
     pub name: String,
-    /// The shape: the fingerprints in order, a folded run written with a trailing ` (+)`.
+    /// The shape of the class's first transaction: its fingerprints in order, a folded run written
+    /// with a trailing ` (+)`.
     pub statements: Vec<String>,
     /// Transactions of this class in the capture (of the sessions replayed).
     pub count: u64,

@@ -18,11 +18,20 @@ const MAX_SHAPE: usize = 64;
 /// A transaction being read on one side.
 #[derive(Default)]
 struct Open {
+    /// Per statement (after folding): its step (see `step_key`).
     shape: Vec<u64>,
+    /// Per statement of `shape`: the fingerprint of the statement that made the step, to show.
+    fps: Vec<u64>,
     /// Per statement of `shape`: part of a folded repetition.
     folded: Vec<bool>,
     first_write: Option<String>,
     first: Option<String>,
+    /// The step of the first write, else of the first statement.
+    first_step: Option<u64>,
+    first_step_writes: bool,
+    /// Tables written and read, trailing digits dropped (see `table_kind`).
+    written: std::collections::BTreeSet<String>,
+    read: std::collections::BTreeSet<String>,
     /// First statement's start and the end of its last (µs since the replay's start): on this side.
     start_us: Option<u64>,
     end_us: u64,
@@ -48,6 +57,7 @@ pub(super) struct ClassSideAcc {
 #[derive(Default)]
 pub(super) struct ClassAcc {
     pub(super) name: String,
+    /// The fingerprints of the first transaction of the class, one per step.
     pub(super) shape: Vec<u64>,
     pub(super) folded: Vec<bool>,
     /// Transactions of the class in the capture (counted on the source side, which gets every
@@ -66,15 +76,24 @@ pub(super) struct TxnAcc {
     pub(super) latency: [Latency; 2],
 }
 
-/// Appends a statement to a shape, folding a block that repeats the one before it.
-fn push_folded(shape: &mut Vec<u64>, folded: &mut Vec<bool>, fp: u64) {
-    shape.push(fp);
+/// Appends a statement's step to a shape, folding a block that repeats the one before it; `fps`
+/// keeps, per step, the fingerprint that first made it.
+fn push_folded(
+    shape: &mut Vec<u64>,
+    folded: &mut Vec<bool>,
+    fps: &mut Vec<u64>,
+    step: u64,
+    fp: u64,
+) {
+    shape.push(step);
     folded.push(false);
+    fps.push(fp);
     let n = shape.len();
     for p in 1..=MAX_PERIOD.min(n / 2) {
         if shape[n - p..] == shape[n - 2 * p..n - p] {
             shape.truncate(n - p);
             folded.truncate(n - p);
+            fps.truncate(n - p);
             for m in &mut folded[n - 2 * p..n - p] {
                 *m = true;
             }
@@ -83,10 +102,56 @@ fn push_folded(shape: &mut Vec<u64>, folded: &mut Vec<bool>, fp: u64) {
     }
 }
 
-/// The class id of a shape.
-pub(super) fn class_of(shape: &[u64]) -> u64 {
-    let bytes: Vec<u8> = shape.iter().flat_map(|f| f.to_le_bytes()).collect();
-    xxhash_rust::xxh3::xxh3_64(&bytes)
+/// A statement's step in a transaction's shape: its first word, whether it locks, and the tables it
+/// writes and reads, each table's trailing digits dropped. Not its fingerprint: the same business
+/// transaction reads `s_dist_05` in one district and `s_dist_07` in the next (TPC-C New-Order), and
+/// picks `sbtest3` or `sbtest7` at random (sysbench); those are one class, not one per column or table.
+fn step_key(d: &Done) -> u64 {
+    let sql = &d.job.sql;
+    let plan = &d.job.plan;
+    let mut key: Vec<u8> = sql
+        .split(|b| b.is_ascii_whitespace() || *b == b'(')
+        .find(|w| !w.is_empty())
+        .unwrap_or(b"?")
+        .to_ascii_uppercase();
+    key.push(u8::from(plan.class == StatementClass::LockingRead));
+    for (mark, tables) in [
+        (b'w', &plan.tables_written[..]),
+        (b'r', &plan.tables_read[..]),
+    ] {
+        let mut names: Vec<&str> = tables.iter().map(|t| table_kind(t)).collect();
+        names.sort_unstable();
+        names.dedup();
+        for n in names {
+            key.push(mark);
+            key.extend_from_slice(n.as_bytes());
+        }
+    }
+    xxhash_rust::xxh3::xxh3_64(&key)
+}
+
+/// A table's name without its trailing digits: `stock1` and `stock2` (TPC-C table sets), `sbtest3`
+/// and `sbtest7` (sysbench) are the same kind of table to a transaction class.
+fn table_kind(t: &str) -> &str {
+    let k = t.trim_end_matches(|c: char| c.is_ascii_digit());
+    if k.is_empty() { t } else { k }
+}
+
+/// The class of a transaction: its first write's step (else its first statement's) and the kinds
+/// of tables it writes and reads. Not the exact sequence of statements: TPC-C's Payment runs one
+/// more customer lookup when it finds the customer by name and one more update for a bad-credit
+/// customer, a New-Order has 5 to 15 order lines, and each is still one business transaction.
+fn class_of(o: &Open) -> u64 {
+    let mut key: Vec<u8> = Vec::new();
+    key.extend_from_slice(&o.first_step.unwrap_or(0).to_le_bytes());
+    key.push(u8::from(o.first_step_writes));
+    for (mark, set) in [(b'w', &o.written), (b'r', &o.read)] {
+        for t in set {
+            key.push(mark);
+            key.extend_from_slice(t.as_bytes());
+        }
+    }
+    xxhash_rust::xxh3::xxh3_64(&key)
 }
 
 /// `UPDATE district1`, `SELECT sbtest1`: the statement's first word and its first table.
@@ -167,8 +232,26 @@ impl TxnAcc {
                     st.open.is_none() && (!st.autocommit_off || plan.class == StatementClass::Ddl);
                 let o = st.open.get_or_insert_with(Open::default);
                 if o.shape.len() < MAX_SHAPE {
-                    push_folded(&mut o.shape, &mut o.folded, d.job.fp);
+                    push_folded(
+                        &mut o.shape,
+                        &mut o.folded,
+                        &mut o.fps,
+                        step_key(d),
+                        d.job.fp,
+                    );
                 }
+                let writes = plan.class == StatementClass::Write;
+                if o.first_step.is_none() || (writes && !o.first_step_writes) {
+                    o.first_step = Some(step_key(d));
+                    o.first_step_writes = writes;
+                }
+                o.written.extend(
+                    plan.tables_written
+                        .iter()
+                        .map(|t| table_kind(t).to_string()),
+                );
+                o.read
+                    .extend(plan.tables_read.iter().map(|t| table_kind(t).to_string()));
                 if o.first.is_none()
                     || (o.first_write.is_none() && plan.class == StatementClass::Write)
                 {
@@ -202,14 +285,14 @@ impl TxnAcc {
             // BEGIN … COMMIT with nothing in between (or only settings): not a transaction of work.
             return;
         }
-        let id = class_of(&o.shape);
+        let id = class_of(&o);
         let c = self.classes.entry(id).or_insert_with(|| ClassAcc {
             name: o
                 .first_write
                 .clone()
                 .or(o.first.clone())
                 .unwrap_or_default(),
-            shape: o.shape.clone(),
+            shape: o.fps.clone(),
             folded: o.folded.clone(),
             ..Default::default()
         });
@@ -249,10 +332,11 @@ mod tests {
     use super::*;
 
     fn fold(seq: &[u64]) -> (Vec<u64>, Vec<bool>) {
-        let (mut s, mut f) = (Vec::new(), Vec::new());
+        let (mut s, mut f, mut fps) = (Vec::new(), Vec::new(), Vec::new());
         for &x in seq {
-            push_folded(&mut s, &mut f, x);
+            push_folded(&mut s, &mut f, &mut fps, x, x + 1000);
         }
+        assert_eq!(fps, s.iter().map(|x| x + 1000).collect::<Vec<_>>());
         (s, f)
     }
 
@@ -270,7 +354,7 @@ mod tests {
         let (a, fa) = fold(&order(5));
         let (b, _) = fold(&order(15));
         assert_eq!(a, vec![1, 2, 3, 10, 11, 12, 13, 4, 5]);
-        assert_eq!(class_of(&a), class_of(&b));
+        assert_eq!(a, b);
         assert_eq!(
             fa,
             vec![false, false, false, true, true, true, true, false, false]
@@ -278,6 +362,6 @@ mod tests {
         // A run of one statement folds; different statements do not.
         assert_eq!(fold(&[7, 7, 7, 8]).0, vec![7, 8]);
         assert_eq!(fold(&[7, 8, 9]).0, vec![7, 8, 9]);
-        assert_ne!(class_of(&[7, 8]), class_of(&[8, 7]));
+        assert_ne!(fold(&[7, 8]).0, fold(&[8, 7]).0);
     }
 }
