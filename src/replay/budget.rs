@@ -21,18 +21,44 @@ pub const DEFAULT_SHARE: f64 = 0.5;
 /// transaction gives its connection back (`--release-idle`, 30 s by default) and reconnects, its state restored, on
 /// its next statement. Without a window (`--max-speed`, where recorded time means nothing) a
 /// session holds its connection to the end.
+/// What the pass over the capture before the replay learned: the connections it needs, and the
+/// statements it will replay and over how much recorded time (for progress and pace).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CaptureCount {
+    pub peak_sessions: u64,
+    /// Query and Execute events of the sessions this shard replays.
+    pub statements: u64,
+    /// First and last recorded start, µs (None: the log has no times).
+    pub span_us: Option<(i64, i64)>,
+    /// Every start falls on a whole second (MariaDB's general log): the span is a second longer.
+    pub whole_seconds: bool,
+}
+
+impl CaptureCount {
+    /// The recorded rate, statements per second (None without times).
+    pub fn recorded_rate(&self) -> Option<f64> {
+        let (a, b) = self.span_us?;
+        let span = (b - a) as f64 / 1e6 + if self.whole_seconds { 1.0 } else { 0.0 };
+        (span > 0.0).then(|| self.statements as f64 / span)
+    }
+}
+
 pub fn peak_sessions(
     logs: &[PathBuf],
     capture: &CaptureOptions,
     shard: Option<(u32, u32)>,
     idle_window_us: Option<i64>,
-) -> Result<u64, String> {
+) -> Result<CaptureCount, String> {
     let mut reader = EventReader::open(logs, capture.clone()).map_err(|e| e.to_string())?;
     // Session → time of its last event; events in log order, with expiry from the front.
     let mut last: FxHashMap<u64, i64> = FxHashMap::default();
     let mut recent: VecDeque<(i64, u64)> = VecDeque::new();
     let mut now = i64::MIN;
     let mut peak = 0u64;
+    let mut count = CaptureCount {
+        whole_seconds: true,
+        ..Default::default()
+    };
     reader
         .for_each_batch(&Quiet, |batch| {
             for ev in &batch.events {
@@ -42,6 +68,14 @@ pub fn peak_sessions(
                     continue;
                 }
                 now = now.max(ev.start_us.unwrap_or(now));
+                if matches!(ev.command, Command::Query | Command::Execute) {
+                    count.statements += 1;
+                    if let Some(t) = ev.start_us {
+                        count.whole_seconds &= t % 1_000_000 == 0;
+                        count.span_us =
+                            Some(count.span_us.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+                    }
+                }
                 if let Some(w) = idle_window_us {
                     while let Some(&(t, sess)) = recent.front() {
                         if t >= now.saturating_sub(w) {
@@ -70,7 +104,8 @@ pub fn peak_sessions(
             Ok::<(), crate::capture::CaptureError>(())
         })
         .map_err(|e| e.to_string())?;
-    Ok(peak)
+    count.peak_sessions = peak;
+    Ok(count)
 }
 
 /// A server's connection limit and what is in use now.

@@ -547,10 +547,55 @@ pub(super) fn settle(acc: &mut Acc, opts: &ReplayOptions, all: bool) {
     }
 }
 
+/// The progress line: per side, results of the total the capture holds, the rate against the
+/// recorded one (scaled by the speed) and the time left at that rate; compared and mismatches.
+fn progress_line(
+    done: [u64; 2],
+    two_sided: bool,
+    count: &super::budget::CaptureCount,
+    opts: &ReplayOptions,
+    acc: &Acc,
+    elapsed_s: f64,
+) -> String {
+    let total = count.statements.max(1);
+    let recorded = match (opts.pace, count.recorded_rate()) {
+        (super::Pace::Speed(s), Some(r)) => Some(r * s),
+        _ => None,
+    };
+    let mut parts = Vec::new();
+    for (k, side) in ["source", "target"].iter().enumerate() {
+        if k == 1 && !two_sided {
+            continue;
+        }
+        let n = done[k];
+        let rate = n as f64 / elapsed_s.max(1e-3);
+        let left = if rate > 0.0 && n < total {
+            format!(", {:.0} s left", (total - n) as f64 / rate)
+        } else {
+            String::new()
+        };
+        let pace = recorded
+            .map(|r| format!(" = {:.0}% of recorded", 100.0 * rate / r))
+            .unwrap_or_default();
+        parts.push(format!(
+            "{side} {n}/{total} ({:.0}%) {rate:.0}/s{pace}{left}",
+            100.0 * n as f64 / total as f64
+        ));
+    }
+    if two_sided {
+        parts.push(format!(
+            "{} compared, {} mismatches",
+            acc.compared, acc.mismatches
+        ));
+    }
+    format!("replaying: {}", parts.join("; "))
+}
+
 pub(super) async fn compare_loop(
     mut rx: mpsc::Receiver<Done>,
     opts: Arc<ReplayOptions>,
     start: Instant,
+    count: super::budget::CaptureCount,
 ) -> Acc {
     let mut acc = Acc::default();
     let mut pending: FxHashMap<u64, Done> = FxHashMap::default();
@@ -563,11 +608,13 @@ pub(super) async fn compare_loop(
         None
     };
     let mut n = 0u64;
+    let mut done = [0u64; 2];
     while let Some(d) = rx.recv().await {
         record(&mut acc, &d);
         acc.txns.observe(&d);
         n += 1;
         let k = side_key(d.side) as usize;
+        done[k] += 1;
         acc.watermark[k] = acc.watermark[k].max(d.at_us);
         if let Some(p) = &d.published {
             acc.published[k].push_back((
@@ -584,12 +631,13 @@ pub(super) async fn compare_loop(
         if let Some(b) = &bar
             && n.is_multiple_of(1000)
         {
-            b.set_message(format!(
-                "replaying: {} results, {} compared, {} mismatches, {:.0} s",
-                n,
-                acc.compared,
-                acc.mismatches,
-                start.elapsed().as_secs_f64()
+            b.set_message(progress_line(
+                done,
+                two_sided,
+                &count,
+                &opts,
+                &acc,
+                start.elapsed().as_secs_f64(),
             ));
             b.tick();
         }

@@ -26,7 +26,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
             .close()
             .await;
     }
-    check_connection_budget(&opts).await?;
+    let count = check_connection_budget(&opts).await?;
     let reader = EventReader::open(&opts.logs, opts.capture.clone())
         .map_err(|e| ReplayError::Input(e.to_string()))?;
     let mut header = Header::start(SchemaId::REPLAY);
@@ -76,7 +76,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
         .map_or(0.0, |d| d.as_secs_f64())
         + HEADROOM.as_secs_f64();
     let opts = Arc::new(opts);
-    let comparator = tokio::spawn(compare_loop(done_rx, opts.clone(), start));
+    let comparator = tokio::spawn(compare_loop(done_rx, opts.clone(), start, count));
     let gates = if opts.keep_order {
         Some((Arc::new(OrderGate::new()), Arc::new(OrderGate::new())))
     } else {
@@ -134,7 +134,10 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
 }
 
 /// Refuses a replay that would take more of a server's connections than it may (see `budget`).
-async fn check_connection_budget(opts: &ReplayOptions) -> Result<(), ReplayError> {
+/// Returns what the pass over the capture counted (progress shows it as the total).
+async fn check_connection_budget(
+    opts: &ReplayOptions,
+) -> Result<budget::CaptureCount, ReplayError> {
     if opts.progress {
         eprintln!("cutover: counting the sessions the capture holds open at once…");
     }
@@ -144,7 +147,7 @@ async fn check_connection_budget(opts: &ReplayOptions) -> Result<(), ReplayError
         Pace::Speed(s) => Some((opts.release_idle.as_micros() as f64 * s) as i64),
         Pace::Max => None,
     };
-    let peak =
+    let count =
         tokio::task::spawn_blocking(move || budget::peak_sessions(&logs, &capture, shard, window))
             .await
             .map_err(|e| ReplayError::Input(format!("session count failed: {e}")))?
@@ -155,11 +158,13 @@ async fn check_connection_budget(opts: &ReplayOptions) -> Result<(), ReplayError
         let server = budget::server_connections(ep)
             .await
             .map_err(ReplayError::Db)?;
-        if let Some(why) = budget::refusal(side, ep, peak, server, opts.max_connections) {
+        if let Some(why) =
+            budget::refusal(side, ep, count.peak_sessions, server, opts.max_connections)
+        {
             return Err(ReplayError::Input(why));
         }
     }
-    Ok(())
+    Ok(count)
 }
 
 /// Why a replay could not run.
