@@ -194,6 +194,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_recorded_rate_counts_a_whole_second_log_s_last_second() {
+        let shipped = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("corpora/sysbench/general-text.log.gz");
+        let c = peak_sessions(&[shipped], &CaptureOptions::default(), None, None).unwrap();
+        // 2,995 statements, every one stamped with the same whole second.
+        assert_eq!(c.statements, 2995);
+        assert!(c.whole_seconds);
+        assert_eq!(c.recorded_rate(), Some(2995.0));
+        let micro = CaptureCount {
+            peak_sessions: 1,
+            statements: 300,
+            span_us: Some((0, 2_000_000)),
+            whole_seconds: false,
+        };
+        assert_eq!(micro.recorded_rate(), Some(150.0));
+        assert_eq!(CaptureCount::default().recorded_rate(), None);
+    }
+
+    #[test]
     fn refuses_with_the_numbers() {
         let ep = Endpoint::parse("mysql://root:pw@127.0.0.1:3306/test").unwrap();
         let server = ServerConnections {
