@@ -36,6 +36,13 @@ pub struct Outcome {
     pub affected: Option<u64>,
 }
 
+impl Outcome {
+    /// The first column of the first row of the first result set, as text.
+    pub fn scalar(&self) -> Option<String> {
+        self.sets.first()?.rows.first()?.first()?.as_text()
+    }
+}
+
 enum Inner {
     MySql(mysql_async::Conn),
     Pg(tokio_postgres::Client),
@@ -51,6 +58,8 @@ pub struct Session {
     /// Result descriptions by caller key (a fingerprint id): replay describes each statement shape
     /// once instead of once per execution, so latency is one round trip like the application's.
     described: rustc_hash::FxHashMap<u64, Described>,
+    /// The server's id of this connection (MySQL's thread id, PostgreSQL's backend pid).
+    connection_id: Option<u32>,
 }
 
 impl Session {
@@ -95,13 +104,29 @@ impl Session {
                     ),
                 )
             })??;
+        let connection_id = match &inner {
+            Inner::MySql(conn) => Some(conn.id()),
+            Inner::Pg(_) => None,
+        };
         let mut s = Session {
             endpoint: endpoint.clone(),
             inner,
             described: Default::default(),
+            connection_id,
         };
         s.pin_settings().await?;
+        if s.connection_id.is_none()
+            && let Some(q) = endpoint.engine.dialect().connection_id_query
+            && let Ok(o) = s.execute(q).await
+        {
+            s.connection_id = o.scalar().and_then(|v| v.parse().ok());
+        }
         Ok(s)
+    }
+
+    /// The server's id of this connection, where it has one.
+    pub fn connection_id(&self) -> Option<u32> {
+        self.connection_id
     }
 
     pub fn endpoint(&self) -> &Endpoint {

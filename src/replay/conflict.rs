@@ -45,6 +45,8 @@ pub(super) struct Access {
 pub(super) struct Deps {
     pub(super) all_before: u64,
     pub(super) on: Vec<u64>,
+    /// The sessions of the statements in `on`.
+    pub(super) sessions: Vec<u64>,
 }
 
 /// Whether two accesses of the same table may touch the same rows.
@@ -295,7 +297,7 @@ impl Conflicts {
             txn.touched.clear();
             return Deps {
                 all_before: seq,
-                on: Vec::new(),
+                ..Default::default()
             };
         };
         if !ends && (txn.explicit || txn.autocommit_off) {
@@ -307,8 +309,9 @@ impl Conflicts {
         }
         let mut deps = Deps {
             all_before: self.barrier + u64::from(self.barrier > 0),
-            on: Vec::new(),
+            ..Default::default()
         };
+        let mut on: Vec<(u64, u64)> = Vec::new();
         for a in &acc {
             let w = self.tables.entry(a.table.clone()).or_default();
             if w.evicted > 0 {
@@ -317,7 +320,7 @@ impl Conflicts {
             }
             for e in &w.entries {
                 if e.session != session && overlaps(&e.key, &a.key) {
-                    deps.on.push(e.seq);
+                    on.push((e.seq, e.session));
                 }
             }
             if w.entries
@@ -336,9 +339,13 @@ impl Conflicts {
                 }
             }
         }
-        deps.on.retain(|&d| d >= deps.all_before);
+        on.retain(|&(d, _)| d >= deps.all_before);
+        deps.on = on.iter().map(|&(d, _)| d).collect();
         deps.on.sort_unstable();
         deps.on.dedup();
+        deps.sessions = on.iter().map(|&(_, s)| s).collect();
+        deps.sessions.sort_unstable();
+        deps.sessions.dedup();
         deps
     }
 

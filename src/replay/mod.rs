@@ -128,6 +128,10 @@ pub struct SideReport {
     /// and went anyway (the interleaving may then differ from the capture's).
     #[serde(default)]
     pub order_wait_timeouts: Option<u64>,
+    /// `--mode all`: waits ended early because the waiting session's own locks held up another
+    /// connection on the server (a cycle the capture's order cannot resolve; see the README).
+    #[serde(default)]
+    pub order_lock_cycles: Option<u64>,
     /// Wall time from the first statement to the last, in seconds.
     pub elapsed_s: f64,
     /// When the first statement started and the last ended, seconds since the Unix epoch: `cutover

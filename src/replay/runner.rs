@@ -78,7 +78,10 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     let opts = Arc::new(opts);
     let comparator = tokio::spawn(compare_loop(done_rx, opts.clone(), start, count));
     let gates = if opts.keep_order {
-        Some((Arc::new(OrderGate::new()), Arc::new(OrderGate::new())))
+        Some((
+            Arc::new(OrderGate::new(Some(opts.source.clone()))),
+            Arc::new(OrderGate::new(opts.target.clone())),
+        ))
     } else {
         None
     };
@@ -123,11 +126,11 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     header.finish();
     report.header = header;
     if let Some((gs, gt)) = gates {
-        if let Some(x) = report.sides.get_mut("source") {
-            x.order_wait_timeouts = Some(gs.timeouts.load(Ordering::Relaxed));
-        }
-        if let Some(x) = report.sides.get_mut("target") {
-            x.order_wait_timeouts = Some(gt.timeouts.load(Ordering::Relaxed));
+        for (side, g) in [("source", gs), ("target", gt)] {
+            if let Some(x) = report.sides.get_mut(side) {
+                x.order_wait_timeouts = Some(g.timeouts.load(Ordering::Relaxed));
+                x.order_lock_cycles = Some(g.lock_cycles.load(Ordering::Relaxed));
+            }
         }
     }
     Ok(report)

@@ -87,6 +87,7 @@ pub(super) fn side_report(
         infrastructure_errors: a.infrastructure_errors,
         first_infrastructure_error: a.first_infrastructure_error.clone(),
         order_wait_timeouts: None,
+        order_lock_cycles: None,
         elapsed_s,
         spans_unix_s,
         recorded_qps,
