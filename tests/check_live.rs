@@ -289,3 +289,103 @@ fn a_scenario_with_a_typo_is_refused_before_anything_runs() {
     assert!(err.contains("no-such-gate.toml"), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn ctrl_c_during_the_replay_stops_the_check_and_still_writes_the_report() {
+    let db = "cutover_check_sigint";
+    load(db, true);
+    let dir = tempfile::tempdir().unwrap();
+    // At a tenth of the recorded pace the replay lasts over 5 s: the signal lands in it.
+    let text = shipped_scenario(db, None).replace("speed = 10.0", "speed = 0.1");
+    assert!(text.contains("speed = 0.1"));
+    let file = dir.path().join("scenario.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_cutover"))
+        .args(["check", "--scenario", file.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run cutover");
+    let pid = child.id().to_string();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let sent = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    no_server_trouble(&err);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("replay: incomplete"), "{err}");
+    assert!(
+        err.contains("verify could not run: the check was interrupted"),
+        "{err}"
+    );
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("replay.json")).unwrap()).unwrap();
+    assert_eq!(r["interrupted"], true);
+    assert!(!out.join("verify.json").exists());
+    let j = report(&out);
+    assert_eq!(j["verdict"], "no-go");
+    for (id, s) in statuses(&j) {
+        if id.starts_with("verify.") {
+            assert_eq!(s, "not-run", "{id}");
+        }
+    }
+    drop_db(db, true);
+}
+
+#[test]
+fn wrong_credentials_name_the_stages_and_never_print_the_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = "cutover_check_nopass";
+    let u = common::url_parts(&mysql_url());
+    let bad = format!(
+        "mysql://nosuchuser:s3cret-Check-pw@{}:{}/{db}",
+        u.host, u.port
+    );
+    let text: String = shipped_scenario(db, None)
+        .lines()
+        .map(|l| {
+            if l.starts_with("source = ") {
+                format!("source = \"{bad}\"\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let (o, out) = check(&text, dir.path(), &["--format", "json"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    // The audit reads the schema from the source, the replay and verify talk to it: all three say so.
+    for stage in ["audit", "replay", "verify"] {
+        assert!(
+            err.contains(&format!("{stage} could not run")),
+            "{stage}: {err}"
+        );
+    }
+    assert!(err.contains("nosuchuser"), "{err}");
+    for text in [&err, &stdout] {
+        assert!(
+            !text.contains("s3cret-Check-pw"),
+            "password printed: {text}"
+        );
+    }
+    for f in std::fs::read_dir(&out).unwrap() {
+        let body = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        assert!(!body.contains("s3cret-Check-pw"));
+    }
+    let j = report(&out);
+    assert_eq!(j["verdict"], "no-go");
+    assert!(
+        statuses(&j)
+            .iter()
+            .all(|(id, s)| id == "evidence.consistency" || s == "not-run")
+    );
+}

@@ -260,7 +260,9 @@ pub fn run(
         }
     }
 
-    // 2. Replay.
+    // 2. Replay. Ctrl-C or SIGTERM stops it with a partial result, and stops the check there: the
+    // stages after it are not run, the report is written.
+    let mut interrupted = false;
     match &s.replay {
         None => on_event(&StageEvent::Skipped {
             stage: "replay",
@@ -270,8 +272,7 @@ pub fn run(
         Some(r) if r.rewrite && rewrites.is_none() => fail(
             "replay",
             2,
-            "not run: it sends the audit's rewrites (rewrite = true) and the audit did not run"
-                .into(),
+            "it sends the audit's rewrites (rewrite = true) and the audit did not run (its error is above)".into(),
             false,
             on_event,
         ),
@@ -311,6 +312,7 @@ pub fn run(
                         file: path.clone(),
                         seconds: t.elapsed().as_secs_f64(),
                     });
+                    interrupted = rep.interrupted;
                     opts.replays.push(path.clone());
                     files.push(path);
                 }
@@ -321,6 +323,13 @@ pub fn run(
 
     // 3. Verify.
     match (&s.verify, &s.source, &s.target) {
+        (Some(_), Some(_), Some(_)) if interrupted => fail(
+            "verify",
+            3,
+            "the check was interrupted (Ctrl-C or SIGTERM) during the replay".into(),
+            false,
+            on_event,
+        ),
         (Some(v), Some(src), Some(tgt)) => {
             let mut target = tgt.clone();
             if let Some(schema) = &v.target_schema {
