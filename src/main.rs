@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         Cmd::Merge(a) => merge(a),
         Cmd::Verify(a) => verify(a),
         Cmd::Report(a) => report(a),
+        Cmd::Check(a) => check(a),
     };
     match result {
         Ok(code) => code,
@@ -271,6 +272,85 @@ fn report(a: ReportArgs) -> Result<ExitCode> {
         write_to(p, &|w| render::report_junit::write(&r, w))?;
     }
     print(&r, &a.out, a.limit, r.failed())
+}
+
+fn check(a: CheckArgs) -> Result<ExitCode> {
+    use cutover::check::{CheckScenario, STAGES, StageEvent};
+    let scenario = CheckScenario::load(&a.scenario)?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&scenario.name));
+    let show = !a.quiet && io::stderr().is_terminal();
+    let progress = TermProgress::new(a.quiet);
+    let n = STAGES.len();
+    let mut on_event = |e: &StageEvent| match e {
+        StageEvent::Start { stage, index, what } if show => {
+            eprintln!("[{index}/{n}] {stage}: {what}");
+        }
+        StageEvent::Done {
+            stage,
+            index,
+            summary,
+            file,
+            seconds,
+        } if show => {
+            eprintln!(
+                "[{index}/{n}] {stage} done in {seconds:.1} s: {summary} ({})",
+                file.display()
+            );
+        }
+        StageEvent::Skipped { stage, index, why } if show => {
+            eprintln!("[{index}/{n}] {stage}: not run, {why} (the report shows it not-run)");
+        }
+        // Always said, piped or not.
+        StageEvent::Failed {
+            stage,
+            error,
+            partial: false,
+            ..
+        } => {
+            eprintln!(
+                "cutover check: {stage} could not run: {error}\n  the report marks {stage} not-run; fix this and run the check again"
+            );
+        }
+        StageEvent::Failed {
+            stage,
+            error,
+            partial: true,
+            ..
+        } => {
+            eprintln!("cutover check: {stage}: {error}");
+        }
+        _ => {}
+    };
+    let outcome = cutover::check::run(&scenario, &out, &progress, show, &mut on_event)?;
+    let mut w = BufWriter::new(io::stdout().lock());
+    render::write(
+        &outcome.report,
+        a.format,
+        &RenderOptions { limit: a.limit },
+        &mut w,
+    )?;
+    w.flush()?;
+    if show {
+        eprintln!(
+            "cutover check: {} ({} files in {})",
+            outcome.report.verdict.name().to_uppercase(),
+            outcome.files.len(),
+            out.display()
+        );
+    }
+    if !outcome.failures.is_empty() {
+        let mut stages: Vec<&str> = outcome.failures.iter().map(|f| f.stage).collect();
+        stages.dedup();
+        eprintln!(
+            "cutover check: {} did not complete (said above); the report in {} judges what ran (exit 2)",
+            stages.join(", "),
+            out.display()
+        );
+    }
+    Ok(ExitCode::from(outcome.exit_code()))
 }
 
 fn verify(a: VerifyArgs) -> Result<ExitCode> {

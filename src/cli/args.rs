@@ -36,6 +36,29 @@ pub enum Cmd {
     Verify(VerifyArgs),
     /// One go/no-go verdict from the stages' JSON results, against the gate, with waivers.
     Report(ReportArgs),
+    /// The whole path from one scenario file: audit, replay, verify and the go/no-go report.
+    Check(CheckArgs),
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The check scenario (TOML: logs, source, target, profile, [audit], [replay], [verify],
+    /// [report]; paths relative to the file). See replays/check-sysbench.toml.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: PathBuf,
+    /// The folder for every stage's JSON and the report (default: ./NAME, NAME the scenario's file
+    /// name without .toml).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// How the report is printed on standard output: text, markdown or json.
+    #[arg(long, default_value = "text")]
+    pub format: Format,
+    /// Evidence items listed per criterion in text and Markdown.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Never draw progress (drawn only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Args)]

@@ -136,8 +136,11 @@ fn fmt(v: f64) -> String {
     }
 }
 
-/// Lines over a shared x axis: (name, colour, points).
-fn lines(title: &str, xlabel: &str, series: &[(String, &str, Vec<(f64, f64)>)]) -> String {
+/// One line of a chart: (name, colour, points).
+type Series<'a> = (String, &'a str, Vec<(f64, f64)>);
+
+/// Lines over a shared x axis.
+fn lines(title: &str, xlabel: &str, series: &[Series]) -> String {
     let (w, h) = (420.0, 200.0);
     let (x0, y0, pw, ph) = (46.0, 24.0, 360.0, 140.0);
     let all = series.iter().flat_map(|s| s.2.iter());
@@ -297,8 +300,25 @@ pub fn write(r: &GoNoGoReport, out: &mut dyn Write) -> io::Result<()> {
         ));
     }
     if !ch.timeline.is_empty() {
-        let series = |f: fn(&crate::report::TimelinePoint) -> f64| -> Vec<(String, &'static str, Vec<(f64, f64)>)> {
-            ["source", "target"].iter().map(|side| (side.to_string(), if *side == "source" { "#2563eb" } else { "#dc2626" }, ch.timeline.iter().filter(|p| p.side == *side).map(|p| (p.t_s as f64, f(p))).collect())).collect()
+        let series = |f: fn(&crate::report::TimelinePoint) -> f64| -> Vec<Series<'static>> {
+            ["source", "target"]
+                .iter()
+                .map(|side| {
+                    (
+                        side.to_string(),
+                        if *side == "source" {
+                            "#2563eb"
+                        } else {
+                            "#dc2626"
+                        },
+                        ch.timeline
+                            .iter()
+                            .filter(|p| p.side == *side)
+                            .map(|p| (p.t_s as f64, f(p)))
+                            .collect(),
+                    )
+                })
+                .collect()
         };
         h.push_str(&lines(
             "Throughput (statements/s) over the replay",
@@ -458,9 +478,9 @@ pub fn write(r: &GoNoGoReport, out: &mut dyn Write) -> io::Result<()> {
             esc(i.endpoints.target.as_deref().unwrap_or(""))
         );
     }
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "</tbody></table><p>gate: {}; made {} by cutover {}</p></section></main><script>{SCRIPT}</script></body></html>\n",
+        "</tbody></table><p>gate: {}; made {} by cutover {}</p></section></main><script>{SCRIPT}</script></body></html>",
         esc(&r.gate),
         esc(&r.header.finished),
         esc(&r.header.tool.version)

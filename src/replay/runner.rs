@@ -100,14 +100,12 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     let acc = comparator
         .await
         .map_err(|e| ReplayError::Input(format!("comparator failed: {e}")))?;
-    let mut report = finish(
-        acc,
-        summary,
-        &opts,
-        interrupted.load(Ordering::SeqCst),
-        start_unix_s,
-    );
-    if signalled.load(Ordering::SeqCst) {
+    // Read once: a signal landing between two reads would give a report whose `interrupted` and
+    // `incomplete` disagree.
+    let signalled = signalled.load(Ordering::SeqCst);
+    let interrupted = interrupted.load(Ordering::SeqCst) || signalled;
+    let mut report = finish(acc, summary, &opts, interrupted, start_unix_s);
+    if signalled {
         report.incomplete.push(format!(
             "interrupted by a signal (Ctrl-C or SIGTERM) {:.1} s in: the figures cover what ran before it, and the statements running then were cancelled on the servers",
             Instant::now().saturating_duration_since(start).as_secs_f64()

@@ -542,7 +542,7 @@ mod tests {
             p_adjusted: None,
             samples: Some([100, 100]),
         };
-        let mut tests = vec![t(0.001), t(0.004), t(0.003), t(0.5)];
+        let mut tests = [t(0.001), t(0.004), t(0.003), t(0.5)];
         holm(tests.iter_mut(), 0.01);
         let adj: Vec<f64> = tests.iter().map(|x| x.p_adjusted.unwrap()).collect();
         // Sorted: 0.001×4 = 0.004, 0.003×3 = 0.009, 0.004×2 = 0.008 → 0.009 (monotone), 0.5×1.

@@ -238,11 +238,11 @@ fn charts(inputs: &StageInputs, mut latency_classes: Vec<LatencyClass>) -> Chart
                 crate::audit::Verdict::Ok => {}
             }
         }
-        if let Some(r) = &st.rewrite {
-            if c.rewrites.len() < 50 {
-                c.rewrites
-                    .push((st.fingerprint_id.clone(), st.sql.clone(), r.clone()));
-            }
+        if let Some(r) = &st.rewrite
+            && c.rewrites.len() < 50
+        {
+            c.rewrites
+                .push((st.fingerprint_id.clone(), st.sql.clone(), r.clone()));
         }
     }
     c.audit_categories = cats

@@ -17,12 +17,12 @@ fn ev(kind: &str, id: &str, detail: String, status: Status) -> Evidence {
     }
 }
 
+/// The capture files a stage read: (path, xxh3).
+type Captures = Vec<(String, Option<String>)>;
+
 /// `captures`: per stage (`audit`, `replay`, `digest`) the capture files it read (path, xxh3).
 /// `endpoints`: per stage (`replay`, `verify`) its servers.
-pub fn criterion(
-    captures: &[(&str, Vec<(String, Option<String>)>)],
-    endpoints: &[(&str, &Endpoints)],
-) -> Criterion {
+pub fn criterion(captures: &[(&str, Captures)], endpoints: &[(&str, &Endpoints)]) -> Criterion {
     let mut evidence = Vec::new();
     let mut checks = 0;
     // Captures: every pair of stages that recorded digests must share them.

@@ -228,13 +228,12 @@ fn target_errors(r: &ReplayReport, gate: &Gate) -> Criterion {
                 .mismatch_groups
                 .iter()
                 .find(|g| g.id == f.id && g.category == "error_on_target")
+                && let Some(x) = g.examples.first()
             {
-                if let Some(x) = g.examples.first() {
-                    notes.push(format!(
-                        "example (session {}, #{}): {}",
-                        x.session, x.seq, x.sql
-                    ));
-                }
+                notes.push(format!(
+                    "example (session {}, #{}): {}",
+                    x.session, x.seq, x.sql
+                ));
             }
             evidence.push(ev(
                 "error",
