@@ -207,3 +207,71 @@ fn schema_from_the_source_server_drives_collation_checks() {
             .all(|u| !u.as_str().unwrap_or("").contains("no schema"))
     );
 }
+
+/// Issue 14, item 3: without --live-setup the target lacks the application's tables, so a refusal
+/// for a missing table says nothing about the SQL: such statements are `unconfirmed`, not rejected,
+/// and the printed summary says so instead of reporting rejections next to `ok` verdicts.
+#[test]
+fn missing_tables_without_live_setup_are_unconfirmed_not_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = dir.path().join("app.sql");
+    std::fs::write(
+        &sql,
+        "SELECT id, total FROM cutover_acc_absent WHERE customer = 'x' ORDER BY id LIMIT 10, 5;\n\
+         SELECT id FROM cutover_acc_absent WHERE id = 1;\n\
+         INSERT INTO cutover_acc_absent (customer, total) VALUES ('a', 1.5);\n\
+         UPDATE cutover_acc_absent SET total = total + 1 WHERE id = 1;\n\
+         SELECT IFNULL(1, 2);\n\
+         COMMIT;\n",
+    )
+    .unwrap();
+    let url = pg_url();
+    let args = |format: &'static str| {
+        vec![
+            "audit".to_string(),
+            "--target".into(),
+            "postgres".into(),
+            "--live".into(),
+            url.clone(),
+            "--format".into(),
+            format.into(),
+            "-q".into(),
+            sql.display().to_string(),
+        ]
+    };
+    let json_args = args("json");
+    let j = audit(&json_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let live = &j["live"];
+    // LIMIT a, b is a syntax error before any table is looked up; IFNULL does not exist.
+    assert_eq!(live["rejected"], 2, "{live}");
+    assert_eq!(live["unconfirmed"], 3, "{live}");
+    assert_eq!(live["not_sent"], 1, "{live}");
+    assert_eq!(
+        live["rewrites_rejected"], 0,
+        "a rewrite refused for its missing table is not a rejected rewrite: {live}"
+    );
+    for i in 1..4 {
+        assert_eq!(j["statements"][i]["verdict"], "ok", "#{i}");
+        assert!(
+            rules(&j, i).contains(&"LIVE-UNCONFIRMED".to_string()),
+            "#{i}"
+        );
+    }
+    for format in ["text", "markdown"] {
+        let a = args(format);
+        let out = Command::new(env!("CARGO_BIN_EXE_cutover"))
+            .args(&a)
+            .output()
+            .expect("run cutover");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("rejected 2, unconfirmed 3"),
+            "{format}: {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("3 statements unconfirmed: the tables they name do not exist on the target; --live-setup would create them from the schema"),
+            "{format}: {text}"
+        );
+    }
+}
