@@ -177,15 +177,7 @@ fn html_of_an_audit_alone_renders_offline_in_chromium() {
         html.to_str().unwrap(),
         "-q",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
     let dom = common::html_in_chromium(&html, None);
-    assert!(
-        dom.contains("not-run"),
-        "the missing stages are shown as not run"
-    );
+    assert!(dom.contains("not-run"), "the missing stages are shown as not run");
 }

@@ -250,6 +250,7 @@ pub fn chromium(args: &[&str], profile: &Path) -> std::process::Output {
         .expect("run chromium")
 }
 
+
 /// Checks a `cutover report --html` page offline in headless Chromium: no external URL in the file,
 /// the page's script ran to its end (sortable, filterable tables), the criteria table, at least
 /// `min_charts` inline SVG charts; keeps a screenshot at `shot` for a person to look at. Returns the
@@ -280,10 +281,7 @@ pub fn html_in_chromium(html: &Path, shot: Option<(&Path, usize)>) -> String {
     assert!(dom.contains("id=\"criteria\""));
     if let Some((shot, min_charts)) = shot {
         let charts = dom.matches("<svg").count();
-        assert!(
-            charts >= min_charts,
-            "{charts} charts, expected at least {min_charts}"
-        );
+        assert!(charts >= min_charts, "{charts} charts, expected at least {min_charts}");
         let _ = std::fs::remove_file(shot);
         let profile = tempfile::tempdir().unwrap();
         let o = chromium(
