@@ -616,3 +616,63 @@ fn markdown_keeps_sql_verbatim() {
         "{md}"
     );
 }
+
+/// Issue 14, item 6: forms KaiwuDB takes (its grammar, KWDB a5c90efc sql.y) have rule ids of their
+/// own, so its profile lets them through while PostgreSQL still rejects them; and a form KaiwuDB
+/// rejects but PostgreSQL takes (GENERATED ALWAYS) is caught on KaiwuDB.
+#[test]
+fn kaiwudb_forms_get_their_own_rules_and_severities() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = write(
+        dir.path(),
+        "kw.sql",
+        "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT AS (a + 1) STORED, INDEX ia (a), UNIQUE INDEX ub (b)) COMMENT='orders';\n\
+         CREATE TABLE u (a INT, b INT GENERATED ALWAYS AS (a + 1) STORED);\n\
+         CREATE DATABASE IF NOT EXISTS shop;\n\
+         SELECT CAST(a AS DOUBLE) FROM t;\n\
+         SHOW TABLES;\n\
+         SHOW VARIABLES LIKE 'version';\n\
+         DESCRIBE t;\n\
+         CREATE TABLE k (a INT, KEY ka (a)) ENGINE=InnoDB;\n",
+    );
+    let run = |target: &str| {
+        json_of(&cutover(&[
+            "audit", "--target", target, "--format", "json", &sql,
+        ]))
+    };
+    let kw = run("kaiwudb");
+    assert_eq!(
+        verdicts(&kw),
+        ["ok", "fail", "ok", "ok", "warn", "fail", "warn", "fail"]
+    );
+    assert!(rules(&kw, 1).contains(&"DDL-011G".to_string()));
+    assert!(rules(&kw, 4).contains(&"DML-022S".to_string()));
+    assert!(rules(&kw, 5).contains(&"DML-022".to_string()));
+    let k = rules(&kw, 7);
+    assert!(
+        k.contains(&"DDL-002".to_string()) && k.contains(&"DDL-004".to_string()),
+        "KEY and ENGINE= still fail on KaiwuDB: {k:?}"
+    );
+    let pg = run("postgres");
+    assert_eq!(
+        verdicts(&pg),
+        ["fail", "ok", "fail", "fail", "fail", "fail", "fail", "fail"]
+    );
+    for (i, rule) in [
+        (0, "DDL-002C"),
+        (0, "DDL-004I"),
+        (0, "DDL-011S"),
+        (2, "DDL-016N"),
+        (3, "DML-017D"),
+        (4, "DML-022S"),
+        (6, "DML-022S"),
+    ] {
+        assert!(rules(&pg, i).contains(&rule.to_string()), "#{i} {rule}");
+    }
+    // KingbaseES (MySQL mode) keeps its vendor-claim notices, under the new ids too.
+    let kb = run("kingbase");
+    assert_eq!(
+        verdicts(&kb),
+        ["warn", "ok", "warn", "warn", "warn", "warn", "warn", "warn"]
+    );
+}
