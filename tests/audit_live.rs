@@ -164,11 +164,11 @@ fn schema_from_the_source_server_drives_collation_checks() {
         }
     };
     run(
-        "DROP TABLE IF EXISTS cutover_src_people; CREATE TABLE cutover_src_people (id INT PRIMARY KEY, name VARCHAR(40) COLLATE utf8mb4_general_ci, code VARBINARY(10))",
+        "DROP VIEW IF EXISTS cutover_src_people_v; DROP TABLE IF EXISTS cutover_src_people; CREATE TABLE cutover_src_people (id INT PRIMARY KEY, name VARCHAR(40) COLLATE utf8mb4_general_ci, code VARBINARY(10)); CREATE VIEW cutover_src_people_v AS SELECT id FROM cutover_src_people",
     );
     let dir = tempfile::tempdir().unwrap();
     let sql = dir.path().join("q.sql");
-    std::fs::write(&sql, "SELECT id FROM cutover_src_people WHERE name = 'alice';\nSELECT id FROM cutover_src_people WHERE code = 'x';\n").unwrap();
+    std::fs::write(&sql, "SELECT id FROM cutover_src_people WHERE name = 'alice';\nSELECT id FROM cutover_src_people WHERE code = 'x';\nSELECT id FROM cutover_src_people_v;\nSELECT id FROM cutover_src_nowhere;\n").unwrap();
     let j = audit(&[
         "audit",
         "--target",
@@ -180,7 +180,7 @@ fn schema_from_the_source_server_drives_collation_checks() {
         "-q",
         sql.to_str().unwrap(),
     ]);
-    run("DROP TABLE cutover_src_people");
+    run("DROP VIEW cutover_src_people_v; DROP TABLE cutover_src_people");
     assert!(
         j["schema_source"]
             .as_str()
@@ -205,6 +205,13 @@ fn schema_from_the_source_server_drives_collation_checks() {
             .unwrap()
             .iter()
             .all(|u| !u.as_str().unwrap_or("").contains("no schema"))
+    );
+    // A view of the source is not a missing table; a table it lacks is (SCHEMA-001).
+    assert_eq!(j["statements"][2]["verdict"], "ok", "{:?}", rules(&j, 2));
+    assert!(
+        rules(&j, 3).contains(&"SCHEMA-001".to_string()),
+        "{:?}",
+        rules(&j, 3)
     );
 }
 

@@ -172,9 +172,14 @@ fn with_script_tables(
         return given;
     }
     let mut added: Vec<Table> = Vec::new();
+    let mut views: Vec<String> = Vec::new();
     let mut from: Vec<&str> = Vec::new();
     for st in statements {
         if !scripts.contains(&st.origin.file) {
+            continue;
+        }
+        if let Some(v) = crate::schema::ddl::view_from_statement(&st.sample) {
+            views.push(v);
             continue;
         }
         let Some((table, warning)) = crate::schema::ddl::table_from_statement(&st.sample) else {
@@ -198,20 +203,24 @@ fn with_script_tables(
         added.push(table);
     }
     if added.is_empty() {
-        return given;
+        // Views alone make no schema, but a given one learns of them.
+        return given.map(|(s, name)| (s.with_views(views), name));
     }
     let scripts_said = format!("the CREATE TABLE statements of {}", from.join(", "));
     Some(match given {
         Some((s, name)) => {
             let lctn = s.lower_case_table_names;
+            let given_views = s.views.clone();
             let mut tables = s.tables;
             tables.extend(added);
             (
-                Schema::new(tables, lctn),
+                Schema::new(tables, lctn)
+                    .with_views(given_views)
+                    .with_views(views),
                 format!("{name}, and {scripts_said}"),
             )
         }
-        None => (Schema::new(added, None), scripts_said),
+        None => (Schema::new(added, None).with_views(views), scripts_said),
     })
 }
 

@@ -102,7 +102,10 @@ impl<'a, 'c> Checker<'a, 'c> {
         let Some(ident) = last_ident(name) else {
             return;
         };
-        if schema.table(&ident.value).is_some() || !is_application_table(name) {
+        if schema.table(&ident.value).is_some()
+            || schema.has_view(&ident.value)
+            || !is_application_table(name)
+        {
             return;
         }
         let (l, c) = ipos(ident);
@@ -187,7 +190,8 @@ mod tests {
     fn missing(sql: &str, with_schema: bool) -> Vec<String> {
         let p = load_profile("postgres", None).expect("the built-in postgres profile loads");
         let d = schema_from_ddl(
-            "CREATE TABLE sbtest1 (id int NOT NULL, k int NOT NULL, c char(120) NOT NULL, PRIMARY KEY (id));",
+            "CREATE TABLE sbtest1 (id int NOT NULL, k int NOT NULL, c char(120) NOT NULL, PRIMARY KEY (id));\n\
+             CREATE VIEW recent_ids AS SELECT id FROM sbtest1;",
             "schema.sql",
         );
         let o = AuditOptions::default();
@@ -243,7 +247,7 @@ mod tests {
     }
 
     #[test]
-    fn ctes_dual_and_system_catalogs_are_not_tables_of_the_schema() {
+    fn ctes_views_dual_and_system_catalogs_are_not_missing_tables() {
         assert!(
             missing(
                 "WITH recent AS (SELECT id FROM sbtest1) SELECT * FROM recent r JOIN RECENT s ON r.id = s.id",
@@ -260,6 +264,7 @@ mod tests {
             "a qualified name is a table, not the CTE"
         );
         for sql in [
+            "SELECT id FROM recent_ids",
             "SELECT 1 FROM dual",
             "SELECT table_name FROM information_schema.tables",
             "SELECT user FROM mysql.user",
