@@ -174,7 +174,10 @@ fn audit(a: AuditArgs) -> Result<ExitCode> {
     run.options.ts_tables = a.ts_tables;
     run.capture = capture_options(&a.read)?;
     let report = cutover::audit::run(&run, &TermProgress::new(a.out.quiet))?;
-    let failed = report.summary.fail > 0;
+    let failed = report.failed(match a.fail_on {
+        FailOnArg::Warn => cutover::audit::FailOn::Warn,
+        FailOnArg::Fail => cutover::audit::FailOn::Fail,
+    });
     print(&report, &a.out, a.limit, failed)
 }
 

@@ -397,3 +397,282 @@ fn unterminated_quotes_are_findings_and_splitting_resumes() {
         assert_eq!(j["inputs"][0]["xxh3"].as_str().map(str::len), Some(16));
     }
 }
+
+/// The sysbench tables as `mysqldump --no-data` writes them, `sbtest1` only.
+const SBTEST1: &str = "CREATE TABLE `sbtest1` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  `k` int NOT NULL DEFAULT '0',\n  `c` char(120) NOT NULL DEFAULT '',\n  `pad` char(60) NOT NULL DEFAULT '',\n  PRIMARY KEY (`id`),\n  KEY `k_1` (`k`)\n) ENGINE=InnoDB;\n";
+
+fn unchecked(j: &Value) -> Vec<String> {
+    j["unchecked"]
+        .as_array()
+        .expect("unchecked")
+        .iter()
+        .map(|u| u.as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// Issue 14, item 1: a statement naming a table the given schema lacks is not `ok` (SCHEMA-001).
+#[test]
+fn tables_missing_from_the_given_schema_warn() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = write(dir.path(), "schema.sql", SBTEST1);
+    let sql = write(
+        dir.path(),
+        "app.sql",
+        "SELECT c FROM sbtest3 WHERE id=1;\n\
+         SELECT c FROM sbtest1 WHERE id=1;\n\
+         WITH r AS (SELECT id FROM sbtest1) SELECT id FROM r;\n\
+         SELECT table_name FROM information_schema.tables;\n\
+         INSERT INTO sbtest9 (id, k) VALUES (1, 2);\n\
+         UPDATE sbtest3 SET k = k + 1 WHERE id = 2;\n",
+    );
+    let j = json_of(&cutover(&[
+        "audit", "--target", "postgres", "--schema", &schema, "--format", "json", &sql,
+    ]));
+    assert_eq!(verdicts(&j), ["warn", "ok", "ok", "ok", "warn", "warn"]);
+    for i in [0, 4, 5] {
+        assert!(rules(&j, i).contains(&"SCHEMA-001".to_string()), "#{i}");
+    }
+    let f = &j["statements"][0]["findings"][0];
+    assert_eq!(f["rule"], "SCHEMA-001");
+    assert_eq!(f["category"], "schema");
+    assert_eq!(f["severity"], "notice");
+    assert_eq!(f["detail"], "sbtest3");
+    assert_eq!(
+        (f["line"].as_u64(), f["column"].as_u64()),
+        (Some(1), Some(15))
+    );
+    let id = |i: usize| {
+        j["statements"][i]["fingerprint_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let notes = unchecked(&j);
+    assert!(
+        notes.contains(&format!(
+            "table sbtest3 is not in the schema: 2 statement(s) naming it (#{}, #{}) (SCHEMA-001)",
+            id(0),
+            id(5)
+        )),
+        "{notes:?}"
+    );
+    assert!(
+        notes.contains(&format!(
+            "table sbtest9 is not in the schema: 1 statement(s) naming it (#{}) (SCHEMA-001)",
+            id(4)
+        )),
+        "{notes:?}"
+    );
+    // No schema given: nothing to compare with, so no SCHEMA-001 (as before).
+    let j = json_of(&cutover(&[
+        "audit", "--target", "postgres", "--format", "json", &sql,
+    ]));
+    assert_eq!(verdicts(&j), ["ok"; 6]);
+    assert!(!unchecked(&j).iter().any(|u| u.contains("SCHEMA-001")));
+
+    // A sysbench capture against a schema of sbtest1 alone: every statement on another table warns.
+    let log = common::corpus("sysbench/general-ps.log.gz")
+        .display()
+        .to_string();
+    let j = json_of(&cutover(&[
+        "audit", "--target", "postgres", "--schema", &schema, "--format", "json", "-q", &log,
+    ]));
+    let st = j["statements"].as_array().unwrap();
+    let mut on_others = 0;
+    for (i, s) in st.iter().enumerate() {
+        let fp = s["fingerprint"].as_str().unwrap_or("");
+        if ["sbtest2", "sbtest3", "sbtest4"]
+            .iter()
+            .any(|t| fp.contains(t))
+        {
+            on_others += 1;
+            assert_eq!(s["verdict"], "warn", "{fp}");
+            assert!(rules(&j, i).contains(&"SCHEMA-001".to_string()), "{fp}");
+        } else {
+            assert!(!rules(&j, i).contains(&"SCHEMA-001".to_string()), "{fp}");
+        }
+    }
+    assert!(on_others > 0);
+}
+
+/// Issue 14, item 2: a script's CREATE TABLE statements are schema for its other statements, so
+/// giving the same file again as --schema changes nothing.
+#[test]
+fn a_ddl_script_is_its_own_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = write(
+        dir.path(),
+        "dump.sql",
+        "CREATE TABLE `t` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  `name` varchar(20) NOT NULL,\n  `flag` tinyint(1) NOT NULL DEFAULT 0,\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;\n\
+         INSERT INTO `t` VALUES (1,'a',0);\n\
+         SELECT id FROM t WHERE name = 'A';\n\
+         UPDATE t SET flag = 1 WHERE id = 1;\n\
+         SELECT * FROM other WHERE id = 1;\n",
+    );
+    let alone = json_of(&cutover(&[
+        "audit", "--target", "postgres", "--format", "json", &dump,
+    ]));
+    assert_eq!(
+        alone["schema_source"],
+        format!("the CREATE TABLE statements of {dump}")
+    );
+    assert!(
+        !unchecked(&alone).iter().any(|u| u.contains("no schema")),
+        "{:?}",
+        unchecked(&alone)
+    );
+    assert!(
+        rules(&alone, 2).contains(&"CASE-002".to_string()),
+        "the case-insensitive collation comes from the script's table: {:?}",
+        rules(&alone, 2)
+    );
+    assert!(rules(&alone, 4).contains(&"SCHEMA-001".to_string()));
+    let given = json_of(&cutover(&[
+        "audit", "--target", "postgres", "--schema", &dump, "--format", "json", &dump,
+    ]));
+    assert_eq!(given["schema_source"], dump.as_str());
+    assert_eq!(verdicts(&alone), verdicts(&given));
+    for i in 0..verdicts(&alone).len() {
+        assert_eq!(rules(&alone, i), rules(&given, i), "#{i}");
+    }
+    // A given schema that lacks the script's table: both, the given one first.
+    let schema = write(dir.path(), "schema.sql", SBTEST1);
+    let both = json_of(&cutover(&[
+        "audit", "--target", "postgres", "--schema", &schema, "--format", "json", &dump,
+    ]));
+    assert_eq!(
+        both["schema_source"],
+        format!("{schema}, and the CREATE TABLE statements of {dump}")
+    );
+    assert_eq!(verdicts(&both), verdicts(&alone));
+}
+
+/// Issue 14, item 4: --fail-on says which verdict exits 1 (fail by default).
+#[test]
+fn fail_on_chooses_the_verdict_that_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = write(dir.path(), "schema.sql", SBTEST1);
+    let warns = write(
+        dir.path(),
+        "warn.sql",
+        "SELECT c FROM sbtest3 WHERE id=1;\n",
+    );
+    let fails = write(
+        dir.path(),
+        "fail.sql",
+        "SELECT `c` FROM sbtest1 LIMIT 5, 10;\n",
+    );
+    let oks = write(dir.path(), "ok.sql", "SELECT c FROM sbtest1 WHERE id=1;\n");
+    let code = |file: &str, extra: &[&str]| {
+        let mut args = vec!["audit", "--target", "postgres", "--schema", &schema, "-q"];
+        args.extend(extra);
+        args.push(file);
+        cutover(&args).status.code()
+    };
+    assert_eq!(code(&warns, &[]), Some(0), "warn does not fail by default");
+    assert_eq!(code(&warns, &["--fail-on", "fail"]), Some(0));
+    assert_eq!(code(&warns, &["--fail-on", "warn"]), Some(1));
+    assert_eq!(code(&fails, &[]), Some(1));
+    assert_eq!(code(&fails, &["--fail-on", "fail"]), Some(1));
+    assert_eq!(code(&fails, &["--fail-on", "warn"]), Some(1));
+    assert_eq!(code(&oks, &["--fail-on", "warn"]), Some(0));
+    let out = cutover(&["audit", "--target", "postgres", "--fail-on", "never", &oks]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown --fail-on is a usage error"
+    );
+}
+
+/// Markdown keeps SQL verbatim: backticks inside code spans (in the table) and fenced blocks (the
+/// rewrites) come out exactly as written.
+#[test]
+fn markdown_keeps_sql_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = write(
+        dir.path(),
+        "app.sql",
+        "SELECT `id` FROM t LIMIT 5, 10;\nSELECT '```', `id` FROM t LIMIT 1, 2;\n",
+    );
+    let out = cutover(&[
+        "audit", "--target", "postgres", "--format", "markdown", &sql,
+    ]);
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        md.contains("| `` SELECT `id` FROM t LIMIT 5, 10 `` |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("\n```sql\nSELECT `id` FROM t LIMIT 5, 10\n```\n"),
+        "{md}"
+    );
+    // A run of three backticks in the SQL: the span and the fence are longer than it.
+    assert!(
+        md.contains("| ```` SELECT '```', `id` FROM t LIMIT 1, 2 ```` |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("\n````sql\nSELECT '```', `id` FROM t LIMIT 1, 2\n````\n"),
+        "{md}"
+    );
+}
+
+/// Issue 14, item 6: forms KaiwuDB takes (its grammar, KWDB a5c90efc sql.y) have rule ids of their
+/// own, so its profile lets them through while PostgreSQL still rejects them; and a form KaiwuDB
+/// rejects but PostgreSQL takes (GENERATED ALWAYS) is caught on KaiwuDB.
+#[test]
+fn kaiwudb_forms_get_their_own_rules_and_severities() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = write(
+        dir.path(),
+        "kw.sql",
+        "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT AS (a + 1) STORED, INDEX ia (a), UNIQUE INDEX ub (b)) COMMENT='orders';\n\
+         CREATE TABLE u (a INT, b INT GENERATED ALWAYS AS (a + 1) STORED);\n\
+         CREATE DATABASE IF NOT EXISTS shop;\n\
+         SELECT CAST(a AS DOUBLE) FROM t;\n\
+         SHOW TABLES;\n\
+         SHOW VARIABLES LIKE 'version';\n\
+         DESCRIBE t;\n\
+         CREATE TABLE k (a INT, KEY ka (a)) ENGINE=InnoDB;\n",
+    );
+    let run = |target: &str| {
+        json_of(&cutover(&[
+            "audit", "--target", target, "--format", "json", &sql,
+        ]))
+    };
+    let kw = run("kaiwudb");
+    assert_eq!(
+        verdicts(&kw),
+        ["ok", "fail", "ok", "ok", "warn", "fail", "warn", "fail"]
+    );
+    assert!(rules(&kw, 1).contains(&"DDL-011G".to_string()));
+    assert!(rules(&kw, 4).contains(&"DML-022S".to_string()));
+    assert!(rules(&kw, 5).contains(&"DML-022".to_string()));
+    let k = rules(&kw, 7);
+    assert!(
+        k.contains(&"DDL-002".to_string()) && k.contains(&"DDL-004".to_string()),
+        "KEY and ENGINE= still fail on KaiwuDB: {k:?}"
+    );
+    let pg = run("postgres");
+    assert_eq!(
+        verdicts(&pg),
+        ["fail", "ok", "fail", "fail", "fail", "fail", "fail", "fail"]
+    );
+    for (i, rule) in [
+        (0, "DDL-002C"),
+        (0, "DDL-004I"),
+        (0, "DDL-011S"),
+        (2, "DDL-016N"),
+        (3, "DML-017D"),
+        (4, "DML-022S"),
+        (6, "DML-022S"),
+    ] {
+        assert!(rules(&pg, i).contains(&rule.to_string()), "#{i} {rule}");
+    }
+    // KingbaseES (MySQL mode) keeps its vendor-claim notices, under the new ids too.
+    let kb = run("kingbase");
+    assert_eq!(
+        verdicts(&kb),
+        ["warn", "ok", "warn", "warn", "warn", "warn", "warn", "warn"]
+    );
+}

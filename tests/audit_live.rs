@@ -164,11 +164,11 @@ fn schema_from_the_source_server_drives_collation_checks() {
         }
     };
     run(
-        "DROP TABLE IF EXISTS cutover_src_people; CREATE TABLE cutover_src_people (id INT PRIMARY KEY, name VARCHAR(40) COLLATE utf8mb4_general_ci, code VARBINARY(10))",
+        "DROP VIEW IF EXISTS cutover_src_people_v; DROP TABLE IF EXISTS cutover_src_people; CREATE TABLE cutover_src_people (id INT PRIMARY KEY, name VARCHAR(40) COLLATE utf8mb4_general_ci, code VARBINARY(10)); CREATE VIEW cutover_src_people_v AS SELECT id FROM cutover_src_people",
     );
     let dir = tempfile::tempdir().unwrap();
     let sql = dir.path().join("q.sql");
-    std::fs::write(&sql, "SELECT id FROM cutover_src_people WHERE name = 'alice';\nSELECT id FROM cutover_src_people WHERE code = 'x';\n").unwrap();
+    std::fs::write(&sql, "SELECT id FROM cutover_src_people WHERE name = 'alice';\nSELECT id FROM cutover_src_people WHERE code = 'x';\nSELECT id FROM cutover_src_people_v;\nSELECT id FROM cutover_src_nowhere;\n").unwrap();
     let j = audit(&[
         "audit",
         "--target",
@@ -180,7 +180,7 @@ fn schema_from_the_source_server_drives_collation_checks() {
         "-q",
         sql.to_str().unwrap(),
     ]);
-    run("DROP TABLE cutover_src_people");
+    run("DROP VIEW cutover_src_people_v; DROP TABLE cutover_src_people");
     assert!(
         j["schema_source"]
             .as_str()
@@ -206,4 +206,79 @@ fn schema_from_the_source_server_drives_collation_checks() {
             .iter()
             .all(|u| !u.as_str().unwrap_or("").contains("no schema"))
     );
+    // A view of the source is not a missing table; a table it lacks is (SCHEMA-001).
+    assert_eq!(j["statements"][2]["verdict"], "ok", "{:?}", rules(&j, 2));
+    assert!(
+        rules(&j, 3).contains(&"SCHEMA-001".to_string()),
+        "{:?}",
+        rules(&j, 3)
+    );
+}
+
+/// Issue 14, item 3: without --live-setup the target lacks the application's tables, so a refusal
+/// for a missing table says nothing about the SQL: such statements are `unconfirmed`, not rejected,
+/// and the printed summary says so instead of reporting rejections next to `ok` verdicts.
+#[test]
+fn missing_tables_without_live_setup_are_unconfirmed_not_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = dir.path().join("app.sql");
+    std::fs::write(
+        &sql,
+        "SELECT id, total FROM cutover_acc_absent WHERE customer = 'x' ORDER BY id LIMIT 10, 5;\n\
+         SELECT id FROM cutover_acc_absent WHERE id = 1;\n\
+         INSERT INTO cutover_acc_absent (customer, total) VALUES ('a', 1.5);\n\
+         UPDATE cutover_acc_absent SET total = total + 1 WHERE id = 1;\n\
+         SELECT IFNULL(1, 2);\n\
+         COMMIT;\n",
+    )
+    .unwrap();
+    let url = pg_url();
+    let args = |format: &'static str| {
+        vec![
+            "audit".to_string(),
+            "--target".into(),
+            "postgres".into(),
+            "--live".into(),
+            url.clone(),
+            "--format".into(),
+            format.into(),
+            "-q".into(),
+            sql.display().to_string(),
+        ]
+    };
+    let json_args = args("json");
+    let j = audit(&json_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let live = &j["live"];
+    // LIMIT a, b is a syntax error before any table is looked up; IFNULL does not exist.
+    assert_eq!(live["rejected"], 2, "{live}");
+    assert_eq!(live["unconfirmed"], 3, "{live}");
+    assert_eq!(live["not_sent"], 1, "{live}");
+    assert_eq!(
+        live["rewrites_rejected"], 0,
+        "a rewrite refused for its missing table is not a rejected rewrite: {live}"
+    );
+    for i in 1..4 {
+        assert_eq!(j["statements"][i]["verdict"], "ok", "#{i}");
+        assert!(
+            rules(&j, i).contains(&"LIVE-UNCONFIRMED".to_string()),
+            "#{i}"
+        );
+    }
+    for format in ["text", "markdown"] {
+        let a = args(format);
+        let out = Command::new(env!("CARGO_BIN_EXE_cutover"))
+            .args(&a)
+            .output()
+            .expect("run cutover");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("rejected 2, unconfirmed 3"),
+            "{format}: {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("3 statements unconfirmed: the tables they name do not exist on the target; --live-setup would create them from the schema"),
+            "{format}: {text}"
+        );
+    }
 }

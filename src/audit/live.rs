@@ -44,7 +44,13 @@ pub struct LiveSummary {
     pub setup_tables: usize,
     pub setup_errors: Vec<String>,
     pub accepted: usize,
+    /// Statements the target refused (for a reason other than a missing table without
+    /// `--live-setup`).
     pub rejected: usize,
+    /// Statements the target could not judge: it refused them because a table (or column, schema)
+    /// they name does not exist there, and `--live-setup` did not create the schema first.
+    #[serde(default)]
+    pub unconfirmed: usize,
     pub not_sent: usize,
     /// Statements whose live answer changed the static verdict.
     pub verdict_changes: usize,
@@ -52,12 +58,11 @@ pub struct LiveSummary {
     pub rewrites_rejected: usize,
 }
 
-/// SQLSTATEs (and MySQL errnos) that mean an object is missing rather than the SQL being wrong.
+/// SQLSTATEs (and MySQL errnos) that mean a schema object is missing rather than the SQL being
+/// wrong: table (42P01, 1146), column (42703, 1054), schema or database (3F000, 1049). A missing
+/// function or operator (42883) is not among them: that is the SQL the target rejects.
 fn missing_object(code: &str) -> bool {
-    matches!(
-        code,
-        "42P01" | "42703" | "3F000" | "42883" | "1146" | "1054" | "1049"
-    )
+    matches!(code, "42P01" | "42703" | "3F000" | "1146" | "1054" | "1049")
 }
 
 /// How a statement is put to the target without changing anything.
@@ -327,8 +332,12 @@ pub fn apply(
             ));
         }
     } else {
-        summary.rejected += 1;
         let missing = answer.code.as_deref().is_some_and(missing_object);
+        if missing && !schema_ready {
+            summary.unconfirmed += 1;
+        } else {
+            summary.rejected += 1;
+        }
         for f in &mut st.findings {
             f.live = Some(format!("the target refused it: {said}"));
         }
@@ -351,9 +360,11 @@ pub fn apply(
         }
     }
     if let Some(r) = rewrite {
+        // Refused because its table is missing: nothing is known about the rewrite either.
+        let unconfirmed = !schema_ready && r.code.as_deref().is_some_and(missing_object);
         if r.accepted {
             summary.rewrites_accepted += 1;
-        } else if r.how != "not_sent" {
+        } else if r.how != "not_sent" && !unconfirmed {
             summary.rewrites_rejected += 1;
             st.findings.push(live_finding(
                 "LIVE-REWRITE-REJECTED",
@@ -370,5 +381,78 @@ pub fn apply(
     st.verdict = verdict_of(&st.findings);
     if st.verdict != before {
         summary.verdict_changes += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::StatementOrigin;
+
+    fn statement(verdict: Verdict) -> StatementAudit {
+        StatementAudit {
+            ordinal: 0,
+            fingerprint: "select c from sbtest3 where id = ?".into(),
+            fingerprint_id: "1F11C236DFEE6850".into(),
+            sql: "SELECT c FROM sbtest3 WHERE id=1".into(),
+            count: 1,
+            total_time_s: None,
+            verdict,
+            parsed: true,
+            findings: Vec::new(),
+            rewrite: None,
+            origin: StatementOrigin {
+                file: "q.sql".into(),
+                line: 1,
+                column: 1,
+            },
+        }
+    }
+
+    fn refused(code: &str) -> LiveAnswer {
+        LiveAnswer {
+            how: "explain".into(),
+            accepted: false,
+            code: Some(code.into()),
+            message: Some("relation \"sbtest3\" does not exist".into()),
+        }
+    }
+
+    #[test]
+    fn a_missing_table_without_setup_is_unconfirmed_not_rejected() {
+        let mut summary = LiveSummary::default();
+        let mut st = statement(Verdict::Ok);
+        apply(&mut st, &refused("42P01"), None, false, &mut summary);
+        assert_eq!((summary.rejected, summary.unconfirmed), (0, 1));
+        assert_eq!(st.verdict, Verdict::Ok);
+        assert!(st.findings.iter().any(|f| f.rule == "LIVE-UNCONFIRMED"));
+        // Its rewrite, refused for the same reason, is not a rejected rewrite either.
+        let mut st = statement(Verdict::Ok);
+        apply(
+            &mut st,
+            &refused("42P01"),
+            Some(&refused("42P01")),
+            false,
+            &mut summary,
+        );
+        assert_eq!(summary.rewrites_rejected, 0);
+        // With the schema set up on the target, a missing table is the target's answer.
+        let mut summary = LiveSummary::default();
+        let mut st = statement(Verdict::Ok);
+        apply(&mut st, &refused("42P01"), None, true, &mut summary);
+        assert_eq!((summary.rejected, summary.unconfirmed), (1, 0));
+        assert_eq!(st.verdict, Verdict::Fail);
+        // A missing function or operator is the SQL being rejected, schema or not.
+        let mut summary = LiveSummary::default();
+        let mut st = statement(Verdict::Ok);
+        apply(&mut st, &refused("42883"), None, false, &mut summary);
+        assert_eq!((summary.rejected, summary.unconfirmed), (1, 0));
+    }
+
+    #[test]
+    fn summaries_written_before_unconfirmed_existed_still_read() {
+        let old = r#"{"target":"postgres://x","server_version":null,"setup_tables":0,"setup_errors":[],"accepted":1,"rejected":2,"not_sent":0,"verdict_changes":0,"rewrites_accepted":0,"rewrites_rejected":0}"#;
+        let s: LiveSummary = serde_json::from_str(old).expect("an older live summary reads");
+        assert_eq!((s.rejected, s.unconfirmed), (2, 0));
     }
 }

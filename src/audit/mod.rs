@@ -162,7 +162,25 @@ pub struct AuditReport {
     pub emitted: Option<emit::EmitSummary>,
 }
 
+/// The verdict that fails an audit (`--fail-on`): CI gates on it through the exit code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FailOn {
+    /// Any statement that is `warn` or `fail`.
+    Warn,
+    /// Any statement that is `fail` (the target rejects it).
+    #[default]
+    Fail,
+}
+
 impl AuditReport {
+    /// True when a statement's verdict reaches `on`.
+    pub fn failed(&self, on: FailOn) -> bool {
+        match on {
+            FailOn::Fail => self.summary.fail > 0,
+            FailOn::Warn => self.summary.fail > 0 || self.summary.warn > 0,
+        }
+    }
+
     /// The findings per fingerprint, for a replay that rewrites statements for the target
     /// (`replay --rewrite`): the replay applies the profile's rewriter with them.
     pub fn rewrites(&self) -> crate::profile::Rewrites {
@@ -516,6 +534,7 @@ pub fn unchecked_notes(schema: Option<&Schema>, statements: &[StatementAudit]) -
                 .to_string(),
         );
     }
+    out.extend(missing_table_notes(statements));
     let not_parsed = statements.iter().filter(|s| !s.parsed).count();
     if not_parsed > 0 {
         out.push(format!(
@@ -523,4 +542,51 @@ pub fn unchecked_notes(schema: Option<&Schema>, statements: &[StatementAudit]) -
         ));
     }
     out
+}
+
+/// Fingerprint ids listed per table in a SCHEMA-001 note before the rest is counted.
+const MISSING_TABLE_IDS: usize = 10;
+
+/// One note per table the given schema lacks (SCHEMA-001 findings), naming the statements that
+/// name it by fingerprint id, in the order the tables first appear.
+fn missing_table_notes(statements: &[StatementAudit]) -> Vec<String> {
+    // (table, statements naming it, their distinct fingerprint ids)
+    let mut tables: Vec<(String, usize, Vec<&str>)> = Vec::new();
+    for st in statements {
+        for f in st.findings.iter().filter(|f| f.rule == "SCHEMA-001") {
+            let Some(name) = &f.detail else {
+                continue;
+            };
+            let i = match tables.iter().position(|(t, _, _)| t == name) {
+                Some(i) => i,
+                None => {
+                    tables.push((name.clone(), 0, Vec::new()));
+                    tables.len() - 1
+                }
+            };
+            tables[i].1 += 1;
+            let ids = &mut tables[i].2;
+            if !ids.contains(&st.fingerprint_id.as_str()) {
+                ids.push(&st.fingerprint_id);
+            }
+        }
+    }
+    tables
+        .into_iter()
+        .map(|(table, n, ids)| {
+            let mut listed: Vec<String> = ids
+                .iter()
+                .take(MISSING_TABLE_IDS)
+                .map(|id| format!("#{id}"))
+                .collect();
+            if ids.len() > MISSING_TABLE_IDS {
+                listed.push(format!("and {} more", ids.len() - MISSING_TABLE_IDS));
+            }
+            format!(
+                "table {table} is not in the schema: {} statement(s) naming it ({}) (SCHEMA-001)",
+                n,
+                listed.join(", ")
+            )
+        })
+        .collect()
 }

@@ -1,13 +1,13 @@
 //! The library entry of `cutover audit`: load the profile and the schema, read the inputs, audit
 //! every distinct statement, and (with `--live`) ask the real target.
 
-use super::input::{self, InputError};
+use super::input::{self, DistinctStatement, InputError};
 use super::live::LiveTarget;
 use super::{AuditOptions, AuditReport, Context, audit_all, build_report, summarize, timeseries};
 use crate::capture::CaptureOptions;
 use crate::db::{DbError, Endpoint};
 use crate::profile::{CatalogError, Profile, load_profile};
-use crate::schema::Schema;
+use crate::schema::{Schema, Table};
 use crate::workload::{Header, InputRef, Progress, SchemaId, Unit};
 use std::path::PathBuf;
 
@@ -88,11 +88,6 @@ pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditEr
     if let SchemaSource::Server(ep) = &r.schema {
         header.endpoints.source = Some(ep.to_string());
     }
-    let ctx = Context {
-        profile: &profile,
-        schema: schema.as_ref().map(|(s, _)| s),
-        options: &r.options,
-    };
     let emitted = match &r.emit_sql {
         Some(out) => Some(super::emit::emit_sql(
             &r.inputs,
@@ -118,9 +113,17 @@ pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditEr
     } else {
         got.inputs.clone()
     };
-    let statements = audit_all(&got.statements, &ctx);
     let mut notes = got.notes;
     notes.extend(schema_warnings);
+    // A script's own CREATE TABLE statements are schema for its other statements (and for every
+    // input's), under whatever schema was given.
+    let schema = with_script_tables(schema, &r.inputs, &got.statements, &mut notes);
+    let ctx = Context {
+        profile: &profile,
+        schema: schema.as_ref().map(|(s, _)| s),
+        options: &r.options,
+    };
+    let statements = audit_all(&got.statements, &ctx);
     let mut report = build_report(
         &profile,
         header,
@@ -149,6 +152,77 @@ pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditEr
 }
 
 type LoadedSchema = (Option<(Schema, String)>, Vec<String>);
+
+/// `given` (the `--schema`/`--source` schema and where it came from) with the tables that the
+/// `CREATE TABLE` statements of the input scripts declare and it lacks: the given schema wins where
+/// both declare a table. Tables read from tokens (sqlparser could not parse the statement) add a
+/// note, as they do in a `--schema` file.
+fn with_script_tables(
+    given: Option<(Schema, String)>,
+    inputs: &[PathBuf],
+    statements: &[DistinctStatement],
+    notes: &mut Vec<String>,
+) -> Option<(Schema, String)> {
+    let scripts: Vec<String> = inputs
+        .iter()
+        .filter(|p| input::is_script(p))
+        .map(|p| p.display().to_string())
+        .collect();
+    if scripts.is_empty() {
+        return given;
+    }
+    let mut added: Vec<Table> = Vec::new();
+    let mut views: Vec<String> = Vec::new();
+    let mut from: Vec<&str> = Vec::new();
+    for st in statements {
+        if !scripts.contains(&st.origin.file) {
+            continue;
+        }
+        if let Some(v) = crate::schema::ddl::view_from_statement(&st.sample) {
+            views.push(v);
+            continue;
+        }
+        let Some((table, warning)) = crate::schema::ddl::table_from_statement(&st.sample) else {
+            continue;
+        };
+        if given
+            .as_ref()
+            .is_some_and(|(s, _)| s.table(&table.name).is_some())
+        {
+            continue;
+        }
+        if let Some(w) = warning {
+            let note = format!("{}:{}: {w}", st.origin.file, st.origin.line);
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        if !from.contains(&st.origin.file.as_str()) {
+            from.push(&st.origin.file);
+        }
+        added.push(table);
+    }
+    if added.is_empty() {
+        // Views alone make no schema, but a given one learns of them.
+        return given.map(|(s, name)| (s.with_views(views), name));
+    }
+    let scripts_said = format!("the CREATE TABLE statements of {}", from.join(", "));
+    Some(match given {
+        Some((s, name)) => {
+            let lctn = s.lower_case_table_names;
+            let given_views = s.views.clone();
+            let mut tables = s.tables;
+            tables.extend(added);
+            (
+                Schema::new(tables, lctn)
+                    .with_views(given_views)
+                    .with_views(views),
+                format!("{name}, and {scripts_said}"),
+            )
+        }
+        None => (Schema::new(added, None).with_views(views), scripts_said),
+    })
+}
 
 fn load_schema(
     source: &SchemaSource,

@@ -209,10 +209,22 @@ pub struct AuditArgs {
     /// Statements listed in detail in text and Markdown (default 50).
     #[arg(long)]
     pub limit: Option<usize>,
+    /// The verdict that makes the audit exit 1: fail (a statement the target rejects) or warn (also
+    /// one that runs differently or needs checking).
+    #[arg(long, value_enum, default_value = "fail")]
+    pub fail_on: FailOnArg,
     #[command(flatten)]
     pub read: ReadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    /// Exit 1 when any statement is `warn` or `fail`.
+    Warn,
+    /// Exit 1 when any statement is `fail`.
+    Fail,
 }
 
 #[derive(Args)]

@@ -89,6 +89,21 @@ impl Render for AuditReport {
     }
 }
 
+/// What the unconfirmed statements of a live run (`--live` without `--live-setup`) mean.
+fn unconfirmed_line(r: &AuditReport) -> Option<String> {
+    let n = r.live.as_ref()?.unconfirmed;
+    (n > 0).then(|| {
+        format!(
+            "{n} statements unconfirmed: the tables they name do not exist on the target; --live-setup would create them from the schema{}",
+            if r.schema_source.is_none() {
+                " (give one with --schema or --source)"
+            } else {
+                ""
+            }
+        )
+    })
+}
+
 fn input_paths(r: &AuditReport) -> Vec<&str> {
     r.header.inputs.iter().map(|i| i.path.as_str()).collect()
 }
@@ -125,7 +140,7 @@ fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Result<
     if let Some(l) = &r.live {
         writeln!(
             out,
-            "live        {} ({}): accepted {}, rejected {}, not sent {}, verdicts changed {}, rewrites accepted {} / rejected {}",
+            "live        {} ({}): accepted {}, rejected {}, unconfirmed {}, not sent {}, verdicts changed {}, rewrites accepted {} / rejected {}",
             l.target,
             l.server_version
                 .as_deref()
@@ -133,11 +148,15 @@ fn write_text(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Result<
                 .unwrap_or_default(),
             l.accepted,
             l.rejected,
+            l.unconfirmed,
             l.not_sent,
             l.verdict_changes,
             l.rewrites_accepted,
             l.rewrites_rejected
         )?;
+        if let Some(u) = unconfirmed_line(r) {
+            writeln!(out, "            {u}")?;
+        }
         for e in &l.setup_errors {
             writeln!(out, "            setup: {e}")?;
         }
@@ -267,13 +286,17 @@ fn write_markdown(out: &mut dyn Write, r: &AuditReport, limit: usize) -> io::Res
     if let Some(l) = &r.live {
         writeln!(
             out,
-            "- live target {}: accepted {}, rejected {}, not sent {}, verdicts changed {}",
+            "- live target {}: accepted {}, rejected {}, unconfirmed {}, not sent {}, verdicts changed {}",
             md_code(&l.target),
             l.accepted,
             l.rejected,
+            l.unconfirmed,
             l.not_sent,
             l.verdict_changes
         )?;
+        if let Some(u) = unconfirmed_line(r) {
+            writeln!(out, "- {}", md_cell(&u))?;
+        }
     }
     for u in &r.unchecked {
         writeln!(out, "- not checked: {}", md_cell(u))?;

@@ -170,6 +170,7 @@ mod tests {
             "input",
             "lexical",
             "parser",
+            "schema",
             "semantics",
             "session",
             "timeseries",

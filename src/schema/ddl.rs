@@ -20,7 +20,12 @@ pub struct DdlSchema {
 pub fn schema_from_ddl(script: &str, name: &str) -> DdlSchema {
     let mut tables = Vec::new();
     let mut warnings = Vec::new();
+    let mut views = Vec::new();
     for st in split_script(script) {
+        if let Some(v) = view_from_statement(&st.text) {
+            views.push(v);
+            continue;
+        }
         if !is_create_table(&st.text) {
             continue;
         }
@@ -46,9 +51,66 @@ pub fn schema_from_ddl(script: &str, name: &str) -> DdlSchema {
         }
     }
     DdlSchema {
-        schema: Schema::new(tables, None),
+        schema: Schema::new(tables, None).with_views(views),
         warnings,
     }
+}
+
+/// The name of the view a `CREATE [OR REPLACE] [ALGORITHM=…] [DEFINER=…] [SQL SECURITY …] VIEW`
+/// statement declares, read on the MySQL lexer's tokens, version comments included (mysqldump writes
+/// `/*!50001 CREATE ALGORITHM=UNDEFINED */ /*!50013 DEFINER=… */ /*!50001 VIEW `v` AS …*/`). `None`
+/// for any other statement.
+pub fn view_from_statement(sql: &str) -> Option<String> {
+    let b = sql.as_bytes();
+    let toks: Vec<_> = Lexer::new(b)
+        .filter(|t| {
+            !matches!(
+                t.kind,
+                TokenKind::Whitespace
+                    | TokenKind::Comment
+                    | TokenKind::VersionCommentStart
+                    | TokenKind::VersionCommentEnd
+            )
+        })
+        .take(64)
+        .collect();
+    let word = |i: usize| {
+        toks.get(i)
+            .filter(|t| t.kind == TokenKind::Word)
+            .map(|t| String::from_utf8_lossy(t.text(b)).to_ascii_uppercase())
+    };
+    if word(0).as_deref() != Some("CREATE") {
+        return None;
+    }
+    // The VIEW key word comes before any `(` or `AS`: the options between hold neither.
+    let view = (1..toks.len())
+        .take_while(|&i| word(i).as_deref() != Some("AS") && toks[i].text(b) != b"(")
+        .find(|&i| word(i).as_deref() == Some("VIEW"))?;
+    // The name, possibly qualified: its last part.
+    let mut i = view + 1;
+    if word(i).as_deref() == Some("IF") {
+        i += 3;
+    }
+    let mut name = None;
+    while let Some(t) = toks.get(i) {
+        match t.kind {
+            TokenKind::Word | TokenKind::QuotedIdent => {
+                let raw = String::from_utf8_lossy(t.text(b)).into_owned();
+                name = Some(if t.kind == TokenKind::QuotedIdent {
+                    raw.trim_matches('`').replace("``", "`")
+                } else {
+                    raw
+                });
+            }
+            _ => break,
+        }
+        if toks.get(i + 1).is_some_and(|n| n.text(b) == b".") {
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    name
 }
 
 /// The table one `CREATE TABLE` statement declares (tokens when sqlparser cannot read it), with a
@@ -371,6 +433,45 @@ fn table_from_tokens(sql: &str) -> Option<Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn views_are_named_as_mysqldump_writes_them() {
+        assert_eq!(
+            view_from_statement("CREATE VIEW v AS SELECT 1").as_deref(),
+            Some("v")
+        );
+        assert_eq!(
+            view_from_statement(
+                "CREATE OR REPLACE ALGORITHM=UNDEFINED DEFINER=`root`@`localhost` SQL SECURITY DEFINER VIEW `shop`.`v2` AS select 1"
+            )
+            .as_deref(),
+            Some("v2")
+        );
+        assert_eq!(
+            view_from_statement(
+                "/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013 DEFINER=`root`@`localhost` SQL SECURITY DEFINER */\n/*!50001 VIEW `customer_list` AS select 1 AS `id` */"
+            )
+            .as_deref(),
+            Some("customer_list")
+        );
+        assert_eq!(
+            view_from_statement("/*!50001 CREATE VIEW `v3` AS SELECT\n 1 AS `id`*/").as_deref(),
+            Some("v3")
+        );
+        for not_a_view in [
+            "CREATE TABLE t (view int)",
+            "CREATE TABLE t AS SELECT 1 AS view",
+            "SELECT 1",
+            "DROP VIEW IF EXISTS v",
+        ] {
+            assert_eq!(view_from_statement(not_a_view), None, "{not_a_view}");
+        }
+        let d = schema_from_ddl(
+            "CREATE TABLE t (id int);\n/*!50001 CREATE VIEW `v` AS SELECT 1 AS `id`*/;\n",
+            "dump.sql",
+        );
+        assert!(d.schema.has_view("V") && d.schema.table("v").is_none());
+    }
 
     #[test]
     fn reads_the_compat_schema() {

@@ -246,6 +246,9 @@ pub struct Schema {
     pub tables: Vec<Table>,
     /// The source server's lower_case_table_names (0: table names are case-sensitive), when known.
     pub lower_case_table_names: Option<u8>,
+    /// The names of the views (their columns are not read): a statement may name them as tables.
+    #[serde(skip)]
+    pub views: Vec<String>,
     #[serde(skip)]
     by_lower: HashMap<String, Vec<usize>>,
 }
@@ -255,6 +258,7 @@ impl Schema {
         let mut s = Schema {
             tables,
             lower_case_table_names,
+            views: Vec::new(),
             by_lower: HashMap::new(),
         };
         s.reindex();
@@ -280,6 +284,11 @@ impl Schema {
             .or_else(|| idx.first().map(|&i| &self.tables[i]))
     }
 
+    /// True when `name` (any case) is a view of the schema.
+    pub fn has_view(&self, name: &str) -> bool {
+        self.views.iter().any(|v| v.eq_ignore_ascii_case(name))
+    }
+
     /// Tables whose names differ only in case (they collide on a target that folds names).
     pub fn case_collisions(&self) -> Vec<Vec<String>> {
         self.by_lower
@@ -291,6 +300,16 @@ impl Schema {
 
     pub fn is_empty(&self) -> bool {
         self.tables.is_empty()
+    }
+
+    /// The schema with these views too.
+    pub fn with_views(mut self, views: Vec<String>) -> Schema {
+        for v in views {
+            if !self.has_view(&v) {
+                self.views.push(v);
+            }
+        }
+        self
     }
 }
 

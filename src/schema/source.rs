@@ -38,7 +38,20 @@ pub async fn schema_from_server(endpoint: &Endpoint) -> Result<Schema, DbError> 
             "SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA {filter} AND NON_UNIQUE = 0 ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX"
         ))
         .await?;
+    let views = s
+        .execute(&format!(
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA {filter} AND TABLE_TYPE = 'VIEW' ORDER BY TABLE_NAME"
+        ))
+        .await?;
     s.close().await;
+    let views: Vec<String> = views
+        .sets
+        .first()
+        .map(|x| x.rows.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|r| r.first().and_then(text))
+        .collect();
     let mut out: Vec<Table> = Vec::new();
     for r in tables
         .sets
@@ -105,5 +118,5 @@ pub async fn schema_from_server(endpoint: &Endpoint) -> Result<Schema, DbError> 
         cols_of_key.push(text(&r[2]).unwrap_or_default());
     }
     flush(&mut out, &current, &mut cols_of_key);
-    Ok(Schema::new(out, lctn))
+    Ok(Schema::new(out, lctn).with_views(views))
 }

@@ -60,14 +60,21 @@ impl<'a, 'c> Checker<'a, 'c> {
                 ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {
                     self.push(Hit::new("DDL-026").pos(l, cl).detail(o.option.to_string()))
                 }
-                ColumnOption::Generated { .. } => {
-                    let text = o.option.to_string().to_ascii_uppercase();
-                    if text.contains("VIRTUAL")
-                        || !text.contains("STORED")
-                        || !text.contains("GENERATED ALWAYS")
-                    {
-                        self.push(Hit::new("DDL-011").pos(l, cl).detail(c.name.value.clone()));
-                    }
+                ColumnOption::Generated {
+                    generation_expr_mode,
+                    generated_keyword,
+                    ..
+                } => {
+                    // Each written form under its own rule: targets take different ones.
+                    let rule = match (generation_expr_mode, generated_keyword) {
+                        // GENERATED ALWAYS AS (…) STORED: PostgreSQL's form.
+                        (Some(GeneratedExpressionMode::Stored), true) => "DDL-011G",
+                        // AS (…) STORED: KaiwuDB's form.
+                        (Some(GeneratedExpressionMode::Stored), false) => "DDL-011S",
+                        // VIRTUAL, written or by default.
+                        _ => "DDL-011",
+                    };
+                    self.push(Hit::new(rule).pos(l, cl).detail(c.name.value.clone()));
                 }
                 ColumnOption::Default(e) => {
                     let text = e.to_string();
@@ -125,12 +132,8 @@ impl<'a, 'c> Checker<'a, 'c> {
                     Hit::new("DDL-020")
                         .detail(text.split_whitespace().next().unwrap_or("").to_string()),
                 );
-            } else if up.starts_with("KEY")
-                || up.starts_with("INDEX")
-                || up.contains("UNIQUE KEY")
-                || up.contains("UNIQUE INDEX")
-            {
-                self.push(Hit::new("DDL-004").detail(text.chars().take(60).collect::<String>()));
+            } else if let Some(rule) = inline_index_rule(k) {
+                self.push(Hit::new(rule).detail(text.chars().take(60).collect::<String>()));
             }
             if up.contains("USING BTREE") || up.contains("USING HASH") {
                 self.push(Hit::new("DDL-005B"));
@@ -140,7 +143,8 @@ impl<'a, 'c> Checker<'a, 'c> {
             }
         }
         if ct.comment.is_some() {
-            self.push(Hit::new("DDL-002").detail("COMMENT="));
+            // The same hit as the token stage's (see `tokens::ddl`), so the two make one finding.
+            self.push(Hit::new("DDL-002C").detail("COMMENT="));
         }
         if let Some(q) = &ct.query {
             self.query(q);
@@ -161,6 +165,21 @@ impl<'a, 'c> Checker<'a, 'c> {
                 }
             }
         }
+    }
+}
+
+/// An index declared inside CREATE TABLE: `KEY`/`UNIQUE KEY` (DDL-004) or `INDEX`/`UNIQUE INDEX`
+/// (DDL-004I; some targets take that form). A plain `UNIQUE (c)` constraint is none.
+fn inline_index_rule(k: &TableConstraint) -> Option<&'static str> {
+    match k {
+        TableConstraint::Index(ix) if ix.display_as_key => Some("DDL-004"),
+        TableConstraint::Index(_) => Some("DDL-004I"),
+        TableConstraint::Unique(u) => match u.index_type_display {
+            KeyOrIndexDisplay::Key => Some("DDL-004"),
+            KeyOrIndexDisplay::Index => Some("DDL-004I"),
+            KeyOrIndexDisplay::None => None,
+        },
+        _ => None,
     }
 }
 

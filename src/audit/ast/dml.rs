@@ -71,7 +71,11 @@ impl<'a, 'c> Checker<'a, 'c> {
     pub(super) fn insert(&mut self, ins: &Insert) {
         let table = match &ins.table {
             TableObject::TableName(n) => {
-                last_ident(n).and_then(|i| self.ctx.schema.and_then(|s| s.table(&i.value)))
+                let t = last_ident(n).and_then(|i| self.ctx.schema.and_then(|s| s.table(&i.value)));
+                if t.is_none() {
+                    self.check_in_schema(n);
+                }
+                t
             }
             _ => None,
         };

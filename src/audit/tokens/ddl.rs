@@ -55,8 +55,11 @@ pub(super) fn create_statement(s: &Stream, f: usize, h: &mut Vec<Hit>) {
                     "CHARACTER" | "CHARSET" | "COLLATE" | "DEFAULT" | "ENCRYPTION"
                 )
             });
-            if opts || (has_ine && kind == "DATABASE") {
+            if opts {
                 h.push(Hit::new("DDL-016").at(s.at(f)));
+            } else if has_ine && kind == "DATABASE" {
+                // IF NOT EXISTS alone: some targets take it.
+                h.push(Hit::new("DDL-016N").at(s.at(f)));
             }
         }
         "FULLTEXT" | "SPATIAL" => h.push(Hit::new("DDL-020").at(s.at(i)).detail(kind)),
@@ -93,8 +96,10 @@ pub(super) fn create_statement(s: &Stream, f: usize, h: &mut Vec<Hit>) {
                         continue;
                     }
                     match s.w(k) {
+                        // A table comment: some targets take it; the other options may follow.
+                        "COMMENT" => h.push(Hit::new("DDL-002C").at(s.at(k)).detail("COMMENT=")),
                         "ENGINE" | "TYPE" | "CHARSET" | "COLLATE" | "ROW_FORMAT"
-                        | "AUTO_INCREMENT" | "COMMENT" | "KEY_BLOCK_SIZE" | "STATS_PERSISTENT"
+                        | "AUTO_INCREMENT" | "KEY_BLOCK_SIZE" | "STATS_PERSISTENT"
                         | "STATS_AUTO_RECALC" | "PACK_KEYS" | "CHECKSUM" | "DELAY_KEY_WRITE"
                         | "MAX_ROWS" | "MIN_ROWS" | "AVG_ROW_LENGTH" | "INSERT_METHOD" | "DATA"
                         | "INDEX" | "TABLESPACE" | "COMPRESSION" | "ENCRYPTION" | "UNION" => {

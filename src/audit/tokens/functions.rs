@@ -116,12 +116,19 @@ pub fn cast_type_hit(ty: &str, offset: usize, h: &mut Vec<Hit>) {
         "UNSIGNED" => Some("numeric(20) or bigint"),
         "DATETIME" => Some("timestamp"),
         "BINARY" => Some("bytea"),
-        "DOUBLE" if !t.contains("PRECISION") => Some("double precision"),
         "NCHAR" | "NVARCHAR" => Some("varchar"),
         "YEAR" => Some("smallint"),
         _ => None,
     };
-    if let Some(r) = rewrite {
+    if base == "DOUBLE" && !t.contains("PRECISION") {
+        // A rule of its own: some targets (KaiwuDB) have the type name DOUBLE.
+        h.push(
+            Hit::new("DML-017D")
+                .at(offset)
+                .detail(format!("AS {t}"))
+                .rewrite("CAST(x AS double precision)"),
+        );
+    } else if let Some(r) = rewrite {
         h.push(
             Hit::new("DML-017")
                 .at(offset)

@@ -189,11 +189,11 @@ pub fn hits(sql: &str, _ctx: &Context) -> Vec<Hit> {
             }
         }
         "SHOW" => h.push(
-            Hit::new("DML-022")
+            Hit::new(show_rule(&s, f))
                 .at(s.at(f))
                 .detail(format!("SHOW {}", s.w(f + 1))),
         ),
-        "DESCRIBE" | "DESC" => h.push(Hit::new("DML-022").at(s.at(f)).detail(first.clone())),
+        "DESCRIBE" | "DESC" => h.push(Hit::new(show_rule(&s, f)).at(s.at(f)).detail(first.clone())),
         "EXPLAIN"
             if s.toks
                 .get(f + 1)
@@ -284,6 +284,53 @@ pub fn hits(sql: &str, _ctx: &Context) -> Vec<Hit> {
     h
 }
 
+/// The rule for a SHOW or DESCRIBE statement starting at `f`: DML-022S for the forms KaiwuDB (after
+/// CockroachDB) also has, exactly as MySQL writes them: `SHOW TABLES [FROM db]`, `SHOW DATABASES`,
+/// `SHOW SCHEMAS`, `SHOW COLUMNS FROM t`, `SHOW INDEX|INDEXES|KEYS FROM t`, `SHOW CREATE
+/// [TABLE|VIEW|DATABASE] name`, `DESCRIBE t`; DML-022 for every other (`SHOW VARIABLES`, `SHOW
+/// FULL …`, `… LIKE 'x'`, `DESC t`).
+fn show_rule(s: &Stream, f: usize) -> &'static str {
+    // A possibly qualified name from `i`; the index after it.
+    let name = |i: usize| -> Option<usize> {
+        let is_name = |k: usize| {
+            s.toks
+                .get(k)
+                .is_some_and(|t| matches!(t.t.kind, TokenKind::Word | TokenKind::QuotedIdent))
+        };
+        if !is_name(i) {
+            return None;
+        }
+        if s.w(i + 1) == "." && is_name(i + 2) {
+            Some(i + 3)
+        } else {
+            Some(i + 1)
+        }
+    };
+    // Nothing but `;` from `i` on.
+    let ends = |i: usize| (i..s.len()).all(|k| s.w(k) == ";");
+    let shared = match s.w(f) {
+        "DESCRIBE" => name(f + 1).is_some_and(ends),
+        "SHOW" => match s.w(f + 1) {
+            "DATABASES" | "SCHEMAS" => ends(f + 2),
+            "TABLES" => ends(f + 2) || (s.is_word(f + 2, "FROM") && name(f + 3).is_some_and(ends)),
+            "COLUMNS" | "INDEX" | "INDEXES" | "KEYS" => {
+                s.is_word(f + 2, "FROM") && name(f + 3).is_some_and(ends)
+            }
+            "CREATE" => {
+                let at = if matches!(s.w(f + 2), "TABLE" | "VIEW" | "DATABASE") {
+                    f + 3
+                } else {
+                    f + 2
+                };
+                name(at).is_some_and(ends)
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    if shared { "DML-022S" } else { "DML-022" }
+}
+
 fn is_interval_unit(u: &str) -> bool {
     matches!(
         u,
@@ -363,7 +410,53 @@ mod tests {
         );
         assert_eq!(rules("SELECT a FROM t GROUP BY a DESC"), vec!["DML-012"]);
         assert_eq!(rules("SELECT * FROM t LOCK IN SHARE MODE"), vec!["DML-019"]);
-        assert_eq!(rules("SHOW TABLES"), vec!["DML-022"]);
+        assert_eq!(rules("SHOW TABLES"), vec!["DML-022S"]);
+        for shared in [
+            "SHOW TABLES;",
+            "SHOW TABLES FROM shop",
+            "SHOW DATABASES",
+            "SHOW COLUMNS FROM shop.orders",
+            "SHOW INDEX FROM orders",
+            "SHOW KEYS FROM orders",
+            "SHOW CREATE TABLE orders",
+            "SHOW CREATE VIEW v",
+            "SHOW CREATE DATABASE shop",
+            "DESCRIBE orders",
+        ] {
+            assert_eq!(rules(shared), vec!["DML-022S"], "{shared}");
+        }
+        for mysql_only in [
+            "SHOW VARIABLES LIKE 'version'",
+            "SHOW STATUS",
+            "SHOW FULL PROCESSLIST",
+            "SHOW FULL TABLES",
+            "SHOW TABLES LIKE 'o%'",
+            "SHOW TABLE STATUS",
+            "SHOW COLUMNS FROM orders LIKE 'id'",
+            "SHOW FULL COLUMNS FROM orders",
+            "SHOW CREATE DATABASE IF NOT EXISTS shop",
+            "DESC orders",
+            "DESCRIBE orders id",
+            "EXPLAIN orders",
+        ] {
+            assert_eq!(rules(mysql_only), vec!["DML-022"], "{mysql_only}");
+        }
+        assert_eq!(
+            rules("CREATE DATABASE IF NOT EXISTS shop"),
+            vec!["DDL-016N"]
+        );
+        assert_eq!(
+            rules("CREATE DATABASE shop DEFAULT CHARACTER SET utf8mb4"),
+            vec!["DDL-016"]
+        );
+        assert_eq!(
+            rules("CREATE TABLE t (a INT) COMMENT='x'"),
+            vec!["DDL-002C"]
+        );
+        assert_eq!(
+            rules("CREATE TABLE t (a INT) COMMENT='x' ENGINE=InnoDB"),
+            vec!["DDL-002C", "DDL-002"]
+        );
         assert_eq!(rules("SET autocommit = 0"), vec!["TXN-002"]);
         assert_eq!(rules("SET NAMES utf8mb4"), vec!["CONN-003"]);
         assert_eq!(rules("SET NAMES utf8"), Vec::<String>::new());
