@@ -55,8 +55,8 @@ pub struct Dialect {
     pub script_preamble: &'static [&'static str],
     /// Counts the statements running on the server now, as (label, count) (verify's back-off).
     pub running_statements: &'static str,
-    /// Queries that list the connections (their ids) waiting for a lock that connection `{id}`
-    /// holds, tried in order until one runs (MariaDB and MySQL 5.7 keep the lock waits in information_schema, MySQL
+    /// Queries that list the server's lock waits as (waiting connection id, holding connection id),
+    /// tried in order until one runs (MariaDB and MySQL 5.7 keep the lock waits in information_schema, MySQL
     /// 8.0 in performance_schema). Replay asks it to tell a statement waiting for its turn from a
     /// cycle through a server lock (see replay's `gate`).
     pub lock_waiters: &'static [&'static str],
@@ -105,8 +105,8 @@ pub static MYSQL: Dialect = Dialect {
     script_preamble: &["SET NAMES utf8mb4;"],
     running_statements: "SHOW GLOBAL STATUS LIKE 'Threads_running'",
     lock_waiters: &[
-        "SELECT r.trx_mysql_thread_id FROM information_schema.INNODB_LOCK_WAITS w JOIN information_schema.INNODB_TRX b ON b.trx_id = w.blocking_trx_id JOIN information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id WHERE b.trx_mysql_thread_id = {id}",
-        "SELECT r.PROCESSLIST_ID FROM performance_schema.data_lock_waits w JOIN performance_schema.threads b ON b.THREAD_ID = w.BLOCKING_THREAD_ID JOIN performance_schema.threads r ON r.THREAD_ID = w.REQUESTING_THREAD_ID WHERE b.PROCESSLIST_ID = {id}",
+        "SELECT r.trx_mysql_thread_id, b.trx_mysql_thread_id FROM information_schema.INNODB_LOCK_WAITS w JOIN information_schema.INNODB_TRX b ON b.trx_id = w.blocking_trx_id JOIN information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id",
+        "SELECT r.PROCESSLIST_ID, b.PROCESSLIST_ID FROM performance_schema.data_lock_waits w JOIN performance_schema.threads b ON b.THREAD_ID = w.BLOCKING_THREAD_ID JOIN performance_schema.threads r ON r.THREAD_ID = w.REQUESTING_THREAD_ID",
     ],
     connection_id_query: None,
     columns_query: "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE, TABLE_SCHEMA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()",
@@ -149,7 +149,9 @@ pub static POSTGRES: Dialect = Dialect {
         "SET standard_conforming_strings = on;",
     ],
     running_statements: "SELECT 'active', count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()",
-    lock_waiters: &["SELECT pid FROM pg_stat_activity WHERE {id} = ANY(pg_blocking_pids(pid))"],
+    lock_waiters: &[
+        "SELECT pid, unnest(pg_blocking_pids(pid)) FROM pg_stat_activity WHERE cardinality(pg_blocking_pids(pid)) > 0",
+    ],
     connection_id_query: Some("SELECT pg_backend_pid()"),
     columns_query: "SELECT c.table_name, c.column_name, c.data_type, c.character_maximum_length, c.numeric_precision, c.numeric_scale, c.datetime_precision, NULL, c.table_schema FROM information_schema.columns c JOIN unnest(current_schemas(false)) WITH ORDINALITY AS s(name, pos) ON s.name = c.table_schema ORDER BY s.pos, c.table_name, c.ordinal_position",
     // admin_shutdown, crash_shutdown, cannot_connect_now.

@@ -4,17 +4,18 @@
 use super::conflict::Deps;
 use crate::db::Endpoint;
 use crate::db::exec::Session;
+use rustc_hash::FxHashMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// How long a statement waits for the statements it conflicts with before it goes anyway.
 pub(super) const ORDER_WAIT: Duration = Duration::from_secs(2);
 
-/// How long a statement waits before asking the server whether its own session's locks hold up
-/// another connection, and how often it asks again.
+/// How long a statement waits before looking for a wait cycle through the server's locks, and how
+/// often it looks again.
 const PROBE_EVERY: Duration = Duration::from_millis(20);
 
-/// The side's connection that asks the server about lock waits (see `OrderGate::blocks_others`).
+/// The side's connection that asks the server about lock waits (see `OrderGate::breaks_cycle`).
 struct Probe {
     endpoint: Endpoint,
     session: Option<Session>,
@@ -38,7 +39,10 @@ pub struct OrderGate {
     pub lock_cycles: std::sync::atomic::AtomicU64,
     probe: Option<tokio::sync::Mutex<Probe>>,
     /// Each captured session's connection id on this side's server.
-    connections: std::sync::Mutex<rustc_hash::FxHashMap<u64, u32>>,
+    connections: std::sync::Mutex<FxHashMap<u64, u32>>,
+    /// Per session waiting at the gate now: its statement's place in the order, and the sessions it
+    /// waits for.
+    waiting: std::sync::Mutex<FxHashMap<u64, (u64, Vec<u64>)>>,
 }
 
 impl OrderGate {
@@ -66,58 +70,77 @@ impl OrderGate {
         }
     }
 
-    /// Whether connection `me` holds a lock that one of `sessions` (any connection of the replay's
-    /// when empty) waits for. A statement waiting for its turn while its own session's transaction
-    /// blocks the session it waits for would wait forever: the capture's order cannot be kept there
-    /// (the servers took locks in another order than the capture shows, as InnoDB's gap locks do
-    /// for rows the statements do not name), and waiting longer changes nothing.
-    async fn blocks(&self, me: u32, sessions: &[u64]) -> bool {
-        let wanted: Vec<u32> = match self.connections.lock() {
-            Ok(m) if sessions.is_empty() => m.values().copied().collect(),
-            Ok(m) => sessions.iter().filter_map(|s| m.get(s).copied()).collect(),
-            Err(_) => return false,
-        };
-        if wanted.is_empty() {
-            return false;
-        }
-        let Some(probe) = &self.probe else {
-            return false;
-        };
+    /// The server's lock waits now, as (waiting connection, connection holding the lock); None
+    /// when the server cannot tell.
+    async fn lock_waits(&self) -> Option<Vec<(u32, u32)>> {
+        let probe = self.probe.as_ref()?;
         let mut p = probe.lock().await;
         if p.off {
-            return false;
+            return None;
         }
         if p.session.is_none() {
             match Session::connect(&p.endpoint).await {
                 Ok(s) => p.session = Some(s),
                 Err(_) => {
                     p.off = true;
-                    return false;
+                    return None;
                 }
             }
         }
         let queries = p.endpoint.engine.dialect().lock_waiters;
         while p.query < queries.len() {
-            let q = queries[p.query].replace("{id}", &me.to_string());
-            let Some(s) = p.session.as_mut() else {
-                return false;
-            };
-            match s.execute(&q).await {
+            let q = queries[p.query];
+            let s = p.session.as_mut()?;
+            match s.execute(q).await {
                 Ok(o) => {
-                    return o.sets.first().is_some_and(|set| {
-                        set.rows.iter().any(|r| {
-                            r.first()
-                                .and_then(|v| v.as_text())
-                                .and_then(|v| v.parse::<u32>().ok())
-                                .is_some_and(|id| wanted.contains(&id))
-                        })
-                    });
+                    let id = |v: Option<&crate::db::value::Value>| {
+                        v.and_then(|v| v.as_text())
+                            .and_then(|t| t.parse::<u32>().ok())
+                    };
+                    return Some(
+                        o.sets
+                            .first()
+                            .map(|set| {
+                                set.rows
+                                    .iter()
+                                    .filter_map(|r| Some((id(r.first())?, id(r.get(1))?)))
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    );
                 }
                 Err(_) => p.query += 1,
             }
         }
         p.off = true;
-        false
+        None
+    }
+
+    /// Whether session `me` (its statement `seq` in the order), waiting at the gate for `sessions`,
+    /// is in a wait cycle and is the one to break it: following from `sessions` what each session
+    /// waits for, at this gate or for a server lock, leads back to `me`, and of the statements
+    /// waiting at the gate on that cycle, `me`'s came last in the capture. The capture's order
+    /// cannot be kept there (the server took locks in another order than the capture shows, as
+    /// InnoDB's gap locks do for rows the statements do not name) and waiting longer changes
+    /// nothing; letting the latest statement of the cycle go is the choice both sides make alike.
+    async fn breaks_cycle(&self, me: u64, seq: u64, sessions: &[u64]) -> bool {
+        if sessions.is_empty() {
+            return false;
+        }
+        let Some(waits) = self.lock_waits().await else {
+            return false;
+        };
+        let (Ok(conns), Ok(gate)) = (self.connections.lock(), self.waiting.lock()) else {
+            return false;
+        };
+        let session_of: FxHashMap<u32, u64> = conns.iter().map(|(s, c)| (*c, *s)).collect();
+        let mut blocked_by: FxHashMap<u64, Vec<u64>> = FxHashMap::default();
+        for (waiter, holder) in waits {
+            if let (Some(w), Some(h)) = (session_of.get(&waiter), session_of.get(&holder)) {
+                blocked_by.entry(*w).or_default().push(*h);
+            }
+        }
+        youngest_in_cycle(me, seq, sessions, &gate, &blocked_by)
     }
 
     fn ready(&self, deps: &Deps) -> bool {
@@ -128,12 +151,22 @@ impl OrderGate {
         *next >= deps.all_before && deps.on.iter().all(|d| d < next || ahead.contains(d))
     }
 
-    /// Waits until what `deps` names has passed; `me` is the waiting session's connection id on
-    /// this side's server, to tell a wait for a turn from a lock cycle (see `blocks`).
-    pub(super) async fn wait_for(&self, deps: &Deps, me: Option<u32>) {
+    /// Waits until what `deps` names has passed. `session` is the waiting session (to tell a wait
+    /// for a turn from a wait cycle through the server's locks, see `breaks_cycle`).
+    pub(super) async fn wait_for(&self, deps: &Deps, session: u64, seq: u64) {
         if self.ready(deps) {
             return;
         }
+        if let Ok(mut w) = self.waiting.lock() {
+            w.insert(session, (seq, deps.sessions.clone()));
+        }
+        self.wait_turn(deps, session, seq).await;
+        if let Ok(mut w) = self.waiting.lock() {
+            w.remove(&session);
+        }
+    }
+
+    async fn wait_turn(&self, deps: &Deps, session: u64, seq: u64) {
         let now = tokio::time::Instant::now();
         let deadline = now + ORDER_WAIT;
         let mut next_probe = now + PROBE_EVERY;
@@ -142,7 +175,7 @@ impl OrderGate {
             if self.ready(deps) {
                 return;
             }
-            let until = if me.is_some() && self.probe.is_some() {
+            let until = if self.probe.is_some() && !deps.sessions.is_empty() {
                 deadline.min(next_probe)
             } else {
                 deadline
@@ -151,11 +184,9 @@ impl OrderGate {
                 continue;
             }
             if tokio::time::Instant::now() < deadline {
-                if let Some(me) = me
-                    && self.blocks(me, &deps.sessions).await
-                {
-                    // Only this statement goes: what it waited for has not passed, and others
-                    // that wait for it keep waiting.
+                if self.breaks_cycle(session, seq, &deps.sessions).await {
+                    // Only this statement goes (one in the cycle must): what it waited for has
+                    // not passed, and others that wait for it keep waiting.
                     self.lock_cycles.fetch_add(1, Ordering::Relaxed);
                     return;
                 }
@@ -200,5 +231,85 @@ impl OrderGate {
             }
         }
         self.notify.notify_waiters();
+    }
+}
+
+/// Whether following from `sessions` what each session waits for (`gate`: at the gate, with its
+/// statement's place in the order; `blocked_by`: for a server lock) leads back to `me`, and `me`'s
+/// statement `seq` is the latest of those waiting at the gate on the way.
+fn youngest_in_cycle(
+    me: u64,
+    seq: u64,
+    sessions: &[u64],
+    gate: &FxHashMap<u64, (u64, Vec<u64>)>,
+    blocked_by: &FxHashMap<u64, Vec<u64>>,
+) -> bool {
+    // Breadth first from the sessions waited for, remembering how each was reached.
+    let mut parent: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut queue: std::collections::VecDeque<u64> = sessions.iter().copied().collect();
+    for s in sessions {
+        parent.insert(*s, me);
+    }
+    while let Some(s) = queue.pop_front() {
+        if s == me {
+            // The path back: every session on it that waits at the gate must wait for an
+            // earlier statement than `me`'s.
+            let mut at = parent.get(&me).copied();
+            let mut steps = 0;
+            while let Some(x) = at {
+                if x == me || steps > parent.len() {
+                    break;
+                }
+                if gate.get(&x).is_some_and(|(other, _)| *other > seq) {
+                    return false;
+                }
+                at = parent.get(&x).copied();
+                steps += 1;
+            }
+            return true;
+        }
+        let next = gate
+            .get(&s)
+            .map(|(_, on)| on.as_slice())
+            .unwrap_or(&[])
+            .iter()
+            .chain(blocked_by.get(&s).map(Vec::as_slice).unwrap_or(&[]));
+        for n in next {
+            if !parent.contains_key(n) {
+                parent.insert(*n, s);
+                queue.push_back(*n);
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_latest_waiter_of_a_cycle_breaks_it() {
+        // 1 waits at the gate (statement 10) for 2; 2 waits for a lock 3 holds; 3 waits at the gate
+        // (statement 12) for 1.
+        let mut gate: FxHashMap<u64, (u64, Vec<u64>)> = FxHashMap::default();
+        gate.insert(1, (10, vec![2]));
+        gate.insert(3, (12, vec![1]));
+        let mut blocked: FxHashMap<u64, Vec<u64>> = FxHashMap::default();
+        blocked.insert(2, vec![3]);
+        assert!(youngest_in_cycle(3, 12, &[1], &gate, &blocked));
+        assert!(!youngest_in_cycle(1, 10, &[2], &gate, &blocked));
+        // No lock wait: 2 is just on its way, no cycle.
+        assert!(!youngest_in_cycle(
+            3,
+            12,
+            &[1],
+            &gate,
+            &FxHashMap::default()
+        ));
+        // A waiter outside the cycle does not count.
+        gate.insert(9, (99, vec![1]));
+        assert!(youngest_in_cycle(3, 12, &[1], &gate, &blocked));
+        assert!(!youngest_in_cycle(3, 12, &[], &gate, &blocked));
     }
 }

@@ -191,10 +191,10 @@ impl Worker {
         }
         self.open_emulated_transaction(job).await;
         self.set_clock(job).await;
-        if let (Some(g), Some(_)) = (&self.gate, job.order_seq) {
+        if let (Some(g), Some(os)) = (&self.gate, job.order_seq) {
             let me = self.conn.as_ref().and_then(|c| c.connection_id());
             g.register(job.session, me);
-            g.wait_for(&job.deps, me).await;
+            g.wait_for(&job.deps, job.session, os).await;
         }
         let scheduled = due.map_or(self.prev_done, |d| d.max(self.prev_done));
         let t0 = Instant::now();
