@@ -11,6 +11,10 @@
 #    fresh copy (source only, so the server does the same work once), then the same replay with the
 #    default captured order of writes kept. Medians are compared.
 # 3. `cutover replay --speed 1 --mode all` of the capture on a fresh copy, free and ordered: start lag.
+# 4. The default (`--mode all`, conflicting statements in the captured order) as an A/A at --speed 1,
+#    from the general log and from the slow log of the same run, on two fresh copies: the rate held
+#    against the recorded one, the start lag, mismatches, and whether the copies end identical.
+#    The slow log also goes through the throughput rounds (ordered, --max-speed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=8; TIME=10
@@ -37,11 +41,12 @@ DATA=bench-data/replay
 mkdir -p "$DATA"
 bash scripts/capture-sysbench.sh --out "$DATA" --time "$TIME" --threads "$THREADS" --keep all --no-gzip --only text --snapshot cutover_bench_snap 2>"$DATA/capture.txt"
 LOG="$DATA/general-text.log"
+SLOW="$DATA/slow-text.log"
 SB=(--db-driver=mysql --mysql-host="$M_HOST" --mysql-port="$M_PORT" --mysql-user="$M_USER" --mysql-password="$M_PASS"
     --mysql-db=cutover_bench_run --tables=4 --table-size=10000 --threads="$THREADS" --time="$TIME" --db-ps-mode=disable --report-interval=0)
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 qps() { python3 -c 'import json,sys; print(round(json.load(sys.stdin)["sides"]["source"]["qps"]))'; }
-sb=(); rp=(); ro=()
+sb=(); rp=(); ro=(); rs=()
 for _ in 1 2 3; do
   copy cutover_bench_snap cutover_bench_run
   sb+=("$(sysbench oltp_read_write "${SB[@]}" run | grep -E '^\s+queries:' | sed -E 's/.*\((.*) per sec.*/\1/')")
@@ -49,14 +54,37 @@ for _ in 1 2 3; do
   rp+=("$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --free-order --format json -q | qps)")
   copy cutover_bench_snap cutover_bench_run
   ro+=("$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q | qps)")
+  copy cutover_bench_snap cutover_bench_run
+  rs+=("$("$BIN" replay "$SLOW" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q | qps)")
 done
-sb_m=$(printf '%s\n' "${sb[@]}" | median); rp_m=$(printf '%s\n' "${rp[@]}" | median); ro_m=$(printf '%s\n' "${ro[@]}" | median)
+sb_m=$(printf '%s\n' "${sb[@]}" | median); rp_m=$(printf '%s\n' "${rp[@]}" | median); ro_m=$(printf '%s\n' "${ro[@]}" | median); rs_m=$(printf '%s\n' "${rs[@]}" | median)
 lagof() { python3 -c 'import json,sys; s=json.load(sys.stdin)["sides"]["source"]; l=s["start_lag_ms"]; print(l["p50"], l["p99"], l["max"], s["statements"], round(s["qps"]))'; }
 copy cutover_bench_snap cutover_bench_run
 lag=$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --free-order --format json -q | lagof)
 copy cutover_bench_snap cutover_bench_run
 lago=$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --format json -q | lagof)
-sql "DROP DATABASE IF EXISTS cutover_bench_run; DROP DATABASE IF EXISTS cutover_bench_snap"
+checksum() { sql "CHECKSUM TABLE $(sql "SELECT GROUP_CONCAT(CONCAT('\`$1\`.', table_name) ORDER BY table_name) FROM information_schema.tables WHERE table_schema='$1'")" | awk '{print $2}'; }
+cat >"$DATA/aa_row.py" <<'PY'
+import json, sys
+j = json.load(sys.stdin)
+s, t = j["sides"]["source"], j["sides"]["target"]
+def f(v, d=0):
+    return "n/a" if v is None else f"{v:,.{d}f}"
+pace = lambda x: f(100 * x["pace"]) + "%" if x.get("pace") is not None else "n/a"
+lag = lambda x: f"{x['start_lag_ms']['p99']:.3f}"
+print(f"| {sys.argv[1]} | {s['statements']:,} | {f(s.get('recorded_qps'))} | {f(s['qps'])} | **{pace(s)}** / {pace(t)} "
+      f"| {lag(s)} / {lag(t)} | {j['mismatches']} ({j.get('concurrent_races', 0)} races) "
+      f"| {s.get('order_lock_cycles')} / {s.get('order_wait_timeouts')}")
+PY
+aa=()
+for kind in general slow; do
+  copy cutover_bench_snap cutover_bench_a
+  copy cutover_bench_snap cutover_bench_b
+  line=$("$BIN" replay "$DATA/$kind-text.log" --source "$base/cutover_bench_a" --target "$base/cutover_bench_b" --speed 1 --mode all --allow-writes --format json -q | python3 "$DATA/aa_row.py" "$kind")
+  if [ "$(checksum cutover_bench_a)" = "$(checksum cutover_bench_b)" ]; then same=identical; else same="**differ**"; fi
+  aa+=("$line | $same |")
+done
+sql "DROP DATABASE IF EXISTS cutover_bench_run; DROP DATABASE IF EXISTS cutover_bench_snap; DROP DATABASE IF EXISTS cutover_bench_a; DROP DATABASE IF EXISTS cutover_bench_b"
 events=$(grep -c $' Query\t' "$LOG" || true)
 echo "Machine: $(nproc) cores; $(sysbench --version); $(sql 'SELECT VERSION()'); cutover $($BIN --version | awk '{print $2}')"
 echo
@@ -65,7 +93,16 @@ echo "|---|---|---|---|---|---|"
 awk -v t="$THREADS" -v s="$TIME" -v a="$sb_m" -v b="$rp_m" -v o="$ro_m" -v e="$events" 'BEGIN { printf "| %d threads, %d s, text protocol (%d captured queries) | %.0f | %.0f | **%.0f%%** | %.0f | %.0f%% |\n", t, s, e, a, b, 100*b/a, o, 100*o/a }'
 echo
 echo "sysbench runs: ${sb[*]}; free-order replays: ${rp[*]}; ordered replays: ${ro[*]}"
+echo
+awk -v a="$sb_m" -v o="$rs_m" 'BEGIN { printf "From the slow log of the same run, default ordering, --max-speed: %.0f QPS (median), **%.0f%%** of sysbench.\n", o, 100*o/a }'
+echo "Slow-log ordered replays: ${rs[*]}"
 read -r p50 p99 mx n q <<<"$lag"
 echo "At --speed 1 (--free-order): $n statements at $q QPS, start lag p50 $p50 ms, p99 $p99 ms, max $mx ms."
 read -r p50 p99 mx n q <<<"$lago"
 echo "At --speed 1 (captured order of writes kept): $n statements at $q QPS, start lag p50 $p50 ms, p99 $p99 ms, max $mx ms."
+echo
+echo "A/A of the default at --speed 1 (source / target where two figures):"
+echo
+echo "| log | statements | recorded QPS | source QPS | pace (source / target) | start lag p99 ms | mismatches | lock cycles / 2 s timeouts (source) | copies after |"
+echo "|---|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${aa[@]}"

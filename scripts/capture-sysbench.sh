@@ -74,28 +74,78 @@ sysbench oltp_read_write "${SB[@]}" prepare >/dev/null
 mkdir -p "$OUT"
 SERVER=$(sql "SELECT VERSION()")
 
-# Keeps the header and the first N records of a log (records never cut in half).
+# Keeps the header and the first N records of a log (records never cut in half), of the sessions
+# sysbench opened on cutover_sbtest only: other clients of the server (a machine shared with other
+# work) are left out, so the capture holds exactly the workload.
 trim() { # type in out
   python3 - "$1" "$2" "$3" "$KEEP" <<'PY'
 import re, sys
 kind, src, dst, keep = sys.argv[1:5]
 keep = None if keep == "all" else int(keep)
-gen_record = re.compile(rb"^(\t\t|\d{6} |\d{4}-\d\d-\d\dT)")
+gen_record = re.compile(rb"^(\t\t|\d{6} [ \d:]{8}|\d{4}-\d\d-\d\dT\S+)\s*(\d+) (\w+)")
+gen_time = re.compile(rb"^(\d{6} [ \d:]{8}|\d{4}-\d\d-\d\dT\S+)")
 n = 0
 with open(src, "rb") as f, open(dst, "wb") as out:
-    prev = b""
-    for line in f:
-        if kind == "general":
-            starts = bool(gen_record.match(line))
-        else:
-            # An entry starts at "# Time:" or at "# User@Host:" not preceded by its "# Time:".
-            starts = line.startswith(b"# Time:") or (line.startswith(b"# User@Host:") and not prev.startswith(b"# Time:"))
-        if starts:
+    if kind == "general":
+        ours, keeping, pending_time = set(), True, None
+        for line in f:
+            m = gen_record.match(line)
+            if m:
+                sid, cmd = m.group(2), m.group(3)
+                if cmd == b"Connect" and b" on cutover_sbtest" in line:
+                    ours.add(sid)
+                keeping = sid in ours
+                t = gen_time.match(line)
+                if not keeping:
+                    if t:
+                        pending_time = t.group(1)
+                    continue
+                n += 1
+                if keep is not None and n > keep:
+                    break
+                if pending_time is not None and not t:
+                    # The dropped record carried the time for the lines after it.
+                    line = pending_time + b"\t" + line[2:] if line.startswith(b"\t\t") else line
+                pending_time = None
+                out.write(line)
+            elif keeping:
+                out.write(line)
+    else:
+        # An entry starts at "# Time:" or at "# User@Host:" not preceded by its "# Time:".
+        header, entry, time_line, prev = True, [], None, b""
+        def flush():
+            global n, time_line
+            if not entry:
+                return True
+            text = b"".join(entry)
+            if re.search(rb"Schema: cutover_sbtest\b", text) is None:
+                # Dropped: its "# Time:" line still dates the entries after it.
+                if entry[0].startswith(b"# Time:"):
+                    time_line = entry[0]
+                return True
             n += 1
             if keep is not None and n > keep:
-                break
-        out.write(line)
-        prev = line
+                return False
+            if time_line is not None and not entry[0].startswith(b"# Time:"):
+                out.write(time_line)
+            time_line = None
+            out.write(text)
+            return True
+        for line in f:
+            starts = line.startswith(b"# Time:") or (line.startswith(b"# User@Host:") and not prev.startswith(b"# Time:"))
+            if starts:
+                header = False
+                if not flush():
+                    entry = []
+                    break
+                entry = [line]
+            elif header:
+                out.write(line)
+            else:
+                entry.append(line)
+            prev = line
+        else:
+            flush()
 print(min(n, keep) if keep is not None else n)
 PY
 }

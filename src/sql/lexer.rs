@@ -376,16 +376,28 @@ impl Iterator for Lexer<'_> {
                 self.line_comment()
             }
             b'/' if self.peek(1) == b'*' => {
-                if self.peek(2) == b'!' && !self.in_version_comment {
-                    self.pos += 3;
+                let version_at = if self.peek(2) == b'!' {
+                    Some(3)
+                } else if self.peek(2) == b'M' && self.peek(3) == b'!' {
+                    Some(4)
+                } else {
+                    None
+                };
+                if let Some(at) = version_at
+                    && !self.in_version_comment
+                {
+                    self.pos += at;
+                    let digits = self.pos;
                     self.skip_digits();
-                    self.in_version_comment = true;
-                    TokenKind::VersionCommentStart
-                } else if self.peek(2) == b'M' && self.peek(3) == b'!' && !self.in_version_comment {
-                    self.pos += 4;
-                    self.skip_digits();
-                    self.in_version_comment = true;
-                    TokenKind::VersionCommentStart
+                    // `/*M!999999\- enable the sandbox mode */` (mariadb-dump since 10.11.8 and
+                    // 11.x): a version no server reaches, for the client only. A comment to us.
+                    if self.pos - digits >= 6 && &src[digits..digits + 6] == b"999999" {
+                        self.pos = start;
+                        self.block_comment()
+                    } else {
+                        self.in_version_comment = true;
+                        TokenKind::VersionCommentStart
+                    }
                 } else if self.peek(2) == b'+' {
                     match self.block_comment() {
                         TokenKind::Comment => TokenKind::Hint,
@@ -703,6 +715,26 @@ mod tests {
                 (Word, "x"),
                 (Comment, "/* c */"),
             ]
+        );
+    }
+
+    #[test]
+    fn the_mariadb_dump_sandbox_line_is_a_comment() {
+        use TokenKind::*;
+        assert_eq!(
+            kinds("/*M!999999\\- enable the sandbox mode */ \nSET x=1"),
+            vec![
+                (Comment, "/*M!999999\\- enable the sandbox mode */"),
+                (Word, "SET"),
+                (Word, "x"),
+                (Punct, "="),
+                (Number, "1"),
+            ]
+        );
+        // A version a server can reach stays code.
+        assert_eq!(
+            kinds("/*M!100100 SET */")[0],
+            (VersionCommentStart, "/*M!100100")
         );
     }
 
