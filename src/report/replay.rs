@@ -3,7 +3,9 @@
 
 use super::gate::{Gate, above, below, describe_above, describe_below, num};
 use super::{Criterion, Evidence, LatencyClass, Status};
-use crate::replay::{Pace, RegressionRule, RegressionTest, ReplayReport, SideReport};
+use crate::replay::{
+    Pace, RegressionRule, RegressionTest, ReplayReport, SerializedLatency, SideReport,
+};
 
 fn criterion(
     id: &str,
@@ -374,6 +376,7 @@ fn latency(r: &ReplayReport, gate: &Gate) -> (Criterion, Vec<LatencyClass>) {
                    test: Option<&RegressionTest>,
                    s: &crate::replay::LatencySummary,
                    t: Option<&crate::replay::LatencySummary>,
+                   hists: (&SerializedLatency, Option<&SerializedLatency>),
                    evidence: &mut Vec<Evidence>| {
         let ran = s.count;
         if ran == 0 {
@@ -418,6 +421,14 @@ fn latency(r: &ReplayReport, gate: &Gate) -> (Criterion, Vec<LatencyClass>) {
             source_ms: pcts(s),
             target_ms: t.map(pcts).unwrap_or_default(),
             status,
+            source_curve: hists
+                .0
+                .percentiles_ms(&super::CURVE_PERCENTILES)
+                .unwrap_or_default(),
+            target_curve: hists
+                .1
+                .and_then(|h| h.percentiles_ms(&super::CURVE_PERCENTILES))
+                .unwrap_or_default(),
         });
         evidence.push(ev(kind, id, name.into(), Some(ratio), status, vec![how]));
     };
@@ -430,6 +441,10 @@ fn latency(r: &ReplayReport, gate: &Gate) -> (Criterion, Vec<LatencyClass>) {
             f.latency_test.as_ref(),
             &f.source.latency_ms,
             f.target.as_ref().map(|t| &t.latency_ms),
+            (
+                &f.source.latency_hist,
+                f.target.as_ref().map(|t| &t.latency_hist),
+            ),
             &mut evidence,
         );
     }
@@ -442,6 +457,10 @@ fn latency(r: &ReplayReport, gate: &Gate) -> (Criterion, Vec<LatencyClass>) {
             t.latency_test.as_ref(),
             &t.source.latency_ms,
             t.target.as_ref().map(|x| &x.latency_ms),
+            (
+                &t.source.latency_hist,
+                t.target.as_ref().map(|x| &x.latency_hist),
+            ),
             &mut evidence,
         );
     }
