@@ -164,6 +164,18 @@ fn a_a_on_identical_data_is_go_four_runs_in_a_row() {
                 Some((&root().join("target/report-screenshot.png"), 5)),
             );
             assert!(dom.contains("Percentiles (ms)"), "percentile curves");
+            // Drawn from the replay's histograms: p1 … p99.99 and the maximum.
+            assert!(
+                dom.contains("percentile (log scale of the tail)"),
+                "percentile curves from the histograms"
+            );
+            let top = &j["charts"]["latency_classes"][0];
+            assert_eq!(
+                top["source_curve"].as_array().map(Vec::len),
+                Some(14),
+                "{top:#}"
+            );
+            assert_eq!(top["target_curve"].as_array().map(Vec::len), Some(14));
             assert!(dom.contains("Throughput (statements/s)"), "the timeline");
             assert!(dom.contains("Verify: rows differing per table"));
         }

@@ -141,8 +141,8 @@ type Series<'a> = (String, &'a str, Vec<(f64, f64)>);
 
 /// Lines over a shared x axis.
 fn lines(title: &str, xlabel: &str, series: &[Series]) -> String {
-    let (w, h) = (420.0, 210.0);
-    let (x0, y0, pw, ph) = (46.0, 34.0, 360.0, 140.0);
+    let (w, h) = (420.0, 214.0);
+    let (x0, y0, pw, ph) = (46.0, 38.0, 360.0, 140.0);
     let all = series.iter().flat_map(|s| s.2.iter());
     let (mut xmin, mut xmax, mut ymax) = (f64::MAX, f64::MIN, 0.0f64);
     for &(x, y) in all {
@@ -198,9 +198,9 @@ fn lines(title: &str, xlabel: &str, series: &[Series]) -> String {
             s,
             r#"<rect x="{}" y="{}" width="10" height="3" fill="{col}"/><text x="{}" y="{}">{}</text>"#,
             300 + (i % 2) * 60,
-            20 + (i / 2) * 10,
-            314 + (i % 2) * 60,
             24 + (i / 2) * 10,
+            314 + (i % 2) * 60,
+            28 + (i / 2) * 10,
             esc(&name.chars().take(10).collect::<String>())
         );
     }
@@ -221,8 +221,8 @@ fn pct_x(p: f64) -> f64 {
 /// Latency percentile curves (from the histograms), source vs target: x the percentile on a
 /// log-of-the-tail axis, y the latency in ms on a log axis.
 fn percentile_curves(title: &str, percentiles: &[f64], series: &[(&str, &str, &[f64])]) -> String {
-    let (w, h) = (420.0, 216.0);
-    let (x0, y0, pw, ph) = (52.0, 30.0, 350.0, 140.0);
+    let (w, h) = (420.0, 222.0);
+    let (x0, y0, pw, ph) = (52.0, 36.0, 350.0, 140.0);
     let vals = series
         .iter()
         .flat_map(|s| s.2.iter().copied())
@@ -333,7 +333,7 @@ fn percentile_curves(title: &str, percentiles: &[f64], series: &[(&str, &str, &[
         }
         let _ = write!(
             s,
-            r#"<rect x="{}" y="20" width="10" height="3" fill="{col}"/><text x="{}" y="24">{}</text>"#,
+            r#"<rect x="{}" y="24" width="10" height="3" fill="{col}"/><text x="{}" y="28">{}</text>"#,
             300 + i * 60,
             314 + i * 60,
             esc(name)

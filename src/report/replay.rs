@@ -503,18 +503,27 @@ fn latency(r: &ReplayReport, gate: &Gate) -> (Criterion, Vec<LatencyClass>) {
         (a, b) => format!("{a} class(es) by interval, {b} by p50/p95 ratios and p-value"),
     };
     let worst_ratio = classes.iter().map(|c| c.ratio).fold(f64::NAN, f64::max);
+    let highest_lower = classes
+        .iter()
+        .filter_map(|c| c.ratio_ci.map(|ci| ci[0]))
+        .fold(f64::NAN, f64::max);
     let failing = classes.iter().filter(|c| c.status == Status::Fail).count();
     let c = criterion(
         "replay.latency",
         status,
         worst_ratio.is_finite().then_some(worst_ratio),
         format!(
-            "{} class(es) tested, {failing} regressed; highest ratio {}; {:.0}% of replayed executions in classes too small to test; method: {method}",
+            "{} class(es) tested, {failing} regressed; highest ratio {}{}; {:.0}% of replayed executions in classes too small to test; method: {method}",
             classes.len(),
             if worst_ratio.is_finite() {
                 format!("{worst_ratio:.2}")
             } else {
                 "-".into()
+            },
+            if highest_lower.is_finite() {
+                format!(", highest interval lower bound {highest_lower:.2}")
+            } else {
+                String::new()
             },
             untested_share * 100.0
         ),
