@@ -299,7 +299,7 @@ fn judge(
             level >= 0.0
                 && ci[0] > level
                 && !(min_shift_ms > 0.0 && slower_ms < min_shift_ms)
-                && (tested_level > level || p < alpha)
+                && (tested_level > level + 1e-9 || p < alpha)
         };
         let status = if beyond(fail) {
             Status::Fail
