@@ -189,3 +189,130 @@ fn html_of_an_audit_alone_renders_offline_in_chromium() {
         "the missing stages are shown as not run"
     );
 }
+
+/// `cutover digest --format json` of a capture, written to `dir/name`.
+fn digest(dir: &Path, capture: &str, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    let log = root().join(capture);
+    let o = cutover(&[
+        "digest",
+        log.to_str().unwrap(),
+        "--format",
+        "json",
+        "-q",
+        "-o",
+        p.to_str().unwrap(),
+    ]);
+    assert!(p.exists(), "{}", String::from_utf8_lossy(&o.stderr));
+    p
+}
+
+fn consistency(j: &Value) -> &Value {
+    j["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "evidence.consistency")
+        .unwrap()
+}
+
+#[test]
+fn the_digest_is_cross_checked_with_the_audit_by_capture_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = audit(dir.path());
+    // The same capture: the digest and the audit read the same bytes (xxh3 of the file).
+    let same = digest(dir.path(), "corpora/sysbench/general-text.log.gz", "d.json");
+    let o = cutover(&[
+        "report",
+        "--audit",
+        a.to_str().unwrap(),
+        "--digest",
+        same.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = consistency(&j);
+    assert_eq!(c["status"], "pass", "{c:#}");
+    let e = &c["evidence"][0];
+    assert_eq!(e["id"], "audit/digest", "{c:#}");
+    assert_eq!(e["status"], "pass");
+    assert!(
+        e["detail"].as_str().unwrap().contains("same capture: ")
+            && e["detail"]
+                .as_str()
+                .unwrap()
+                .contains("general-text.log.gz"),
+        "{e:#}"
+    );
+    // The digest file is one of the report's inputs.
+    assert!(
+        j["stage_inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["schema"] == "cutover.digest/1"),
+        "{:#}",
+        j["stage_inputs"]
+    );
+    // Another capture (the slow log of the same workload): not the same capture, a failure that
+    // names both files.
+    let other = digest(
+        dir.path(),
+        "corpora/sysbench/slow-text.log.gz",
+        "other.json",
+    );
+    let o = cutover(&[
+        "report",
+        "--audit",
+        a.to_str().unwrap(),
+        "--digest",
+        other.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = consistency(&j);
+    assert_eq!(c["status"], "fail", "{c:#}");
+    let detail = c["summary"].as_str().unwrap();
+    assert!(
+        detail.contains("not the same capture")
+            && detail.contains("general-text.log.gz")
+            && detail.contains("slow-text.log.gz"),
+        "{detail}"
+    );
+    assert!(
+        j["reason"]
+            .as_str()
+            .unwrap()
+            .contains("evidence.consistency")
+    );
+    // The text report says it.
+    let o = cutover(&[
+        "report",
+        "--audit",
+        a.to_str().unwrap(),
+        "--digest",
+        other.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("evidence.consistency") && text.contains("not the same capture"),
+        "{text}"
+    );
+    // A digest given to --audit, or an audit to --digest, is refused (exit 2).
+    let o = cutover(&[
+        "report",
+        "--audit",
+        a.to_str().unwrap(),
+        "--digest",
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--digest takes cutover.digest/1"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

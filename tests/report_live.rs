@@ -164,6 +164,18 @@ fn a_a_on_identical_data_is_go_four_runs_in_a_row() {
                 Some((&root().join("target/report-screenshot.png"), 5)),
             );
             assert!(dom.contains("Percentiles (ms)"), "percentile curves");
+            // Drawn from the replay's histograms: p1 … p99.99 and the maximum.
+            assert!(
+                dom.contains("percentile (log scale of the tail)"),
+                "percentile curves from the histograms"
+            );
+            let top = &j["charts"]["latency_classes"][0];
+            assert_eq!(
+                top["source_curve"].as_array().map(Vec::len),
+                Some(14),
+                "{top:#}"
+            );
+            assert_eq!(top["target_curve"].as_array().map(Vec::len), Some(14));
             assert!(dom.contains("Throughput (statements/s)"), "the timeline");
             assert!(dom.contains("Verify: rows differing per table"));
         }
@@ -314,6 +326,259 @@ fn a_duplicate_key_on_the_target_fails_target_errors_with_the_error_text() {
     assert!(
         t["summary"].as_str().unwrap().contains("Duplicate"),
         "{t:#}"
+    );
+    mysql(None, &format!("DROP DATABASE {a}; DROP DATABASE {b}"));
+}
+
+/// Writes the JSON report of `args` to `path` (and returns it).
+fn report_to(args: &[&str], path: &Path) -> Value {
+    let (j, _, err) = report(args);
+    assert!(j["schema"] == "cutover.report/1", "{err}");
+    std::fs::write(path, serde_json::to_vec_pretty(&j).unwrap()).unwrap();
+    j
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_baseline_names_what_got_worse_and_what_was_fixed() {
+    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (a, b) = ("cutover_rep_base_a", "cutover_rep_base_b");
+    sbtest(a);
+    sbtest(b);
+    let dir = tempfile::tempdir().unwrap();
+    // An A/A run: go.
+    let aa = dir.path().join("aa");
+    std::fs::create_dir_all(&aa).unwrap();
+    let p = run_stages(&aa, a, b);
+    let args = files_args(&p);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let first = dir.path().join("first.json");
+    let j = report_to(&args, &first);
+    assert_eq!(j["verdict"], "go", "{}", j["reason"]);
+    // Five rows changed on the target, then a report against the first one.
+    mysql(
+        Some(b),
+        "UPDATE sbtest1 SET c = 'changed on the target' WHERE id IN (4990, 5003, 5017, 5050, 5100)",
+    );
+    let five = dir.path().join("five");
+    std::fs::create_dir_all(&five).unwrap();
+    let p5 = run_stages(&five, a, b);
+    let args5 = files_args(&p5);
+    let mut with_base: Vec<&str> = args5.iter().map(String::as_str).collect();
+    with_base.extend(["--baseline", first.to_str().unwrap()]);
+    let second = dir.path().join("second.json");
+    let j = report_to(&with_base, &second);
+    assert_eq!(j["verdict"], "no-go");
+    let base = &j["baseline"];
+    assert_eq!(base["verdict_before"], "go", "{base:#}");
+    let worse = strings(&base["worse"]);
+    let new = strings(&base["new"]);
+    let has = |v: &[String], s: &str| v.iter().any(|x| x.contains(s));
+    assert!(
+        has(
+            &worse,
+            "verify.differences: pass → fail (0 → 5): table sbtest1"
+        ),
+        "{worse:#?}"
+    );
+    assert!(
+        has(&worse, "replay.mismatches: pass → fail") && has(&worse, "fingerprint "),
+        "{worse:#?}"
+    );
+    assert!(
+        new.contains(&"verify.differences table sbtest1".to_string()),
+        "{new:#?}"
+    );
+    assert!(has(&new, "replay.mismatches fingerprint "), "{new:#?}");
+    assert!(
+        strings(&base["fixed"])
+            .iter()
+            .all(|f| !f.starts_with("verify.")),
+        "{base:#}"
+    );
+    // The reverse: the A/A run against the five-row report: better and fixed.
+    let mut back: Vec<&str> = args.clone();
+    back.extend(["--baseline", second.to_str().unwrap()]);
+    let (j, code, _) = report(&back);
+    assert_eq!(code, 0);
+    let base = &j["baseline"];
+    assert_eq!(base["verdict_before"], "no-go");
+    let better = strings(&base["better"]);
+    let fixed = strings(&base["fixed"]);
+    assert!(
+        has(
+            &better,
+            "verify.differences: fail → pass (5 → 0): table sbtest1"
+        ),
+        "{better:#?}"
+    );
+    assert!(
+        has(&better, "replay.mismatches: fail → pass"),
+        "{better:#?}"
+    );
+    assert!(
+        fixed.contains(&"verify.differences table sbtest1".to_string())
+            && has(&fixed, "replay.mismatches fingerprint "),
+        "{fixed:#?}"
+    );
+    // Text, Markdown and HTML show the baseline section.
+    let mut out_args = vec!["report"];
+    out_args.extend(with_base.iter().copied());
+    let md = dir.path().join("r.md");
+    let html = dir.path().join("r.html");
+    out_args.extend([
+        "--markdown",
+        md.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    let o = cutover(&out_args);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("since the baseline")
+            && text.contains("(was go)")
+            && text.contains("worse  verify.differences: pass → fail (0 → 5): table sbtest1")
+            && text.contains("new    verify.differences table sbtest1"),
+        "{text}"
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("## Since the baseline")
+            && md.contains("was **go**, now **no-go**")
+            && md.contains("| worse | verify.differences: pass → fail (0 → 5): table sbtest1 |"),
+        "{md}"
+    );
+    let dom = common::html_in_chromium(&html, None);
+    assert!(
+        dom.contains("id=\"baseline\"")
+            && dom.contains("Since the baseline")
+            && dom.contains("verify.differences table sbtest1"),
+        "the HTML's baseline section"
+    );
+    mysql(None, &format!("DROP DATABASE {a}; DROP DATABASE {b}"));
+}
+
+#[test]
+fn several_verifies_keep_their_history_and_the_newest_decides() {
+    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (a, b) = ("cutover_rep_hist_a", "cutover_rep_hist_b");
+    sbtest(a);
+    sbtest(b);
+    mysql(
+        Some(b),
+        "UPDATE sbtest1 SET c = 'changed on the target' WHERE id IN (4990, 5003, 5017, 5050, 5100)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let p = run_stages(dir.path(), a, b);
+    // Repaired from the source, then verified again.
+    mysql(
+        Some(b),
+        &format!(
+            "UPDATE {b}.sbtest1 t JOIN {a}.sbtest1 s ON s.id = t.id SET t.c = s.c WHERE t.id IN (4990, 5003, 5017, 5050, 5100)"
+        ),
+    );
+    let (src, tgt) = (with_db(&mysql_url(), a), with_db(&mysql_url(), b));
+    let repaired = dir.path().join("verify-repaired.json");
+    stage(&["verify", "--source", &src, "--target", &tgt], &repaired);
+    // Given newest first: the report orders them by when they finished.
+    let html = dir.path().join("r.html");
+    let md = dir.path().join("r.md");
+    let args = [
+        "--audit",
+        p[0].to_str().unwrap(),
+        "--replay",
+        p[1].to_str().unwrap(),
+        "--verify",
+        repaired.to_str().unwrap(),
+        "--verify",
+        p[2].to_str().unwrap(),
+    ];
+    let (j, _, err) = report(&args);
+    let d = criterion(&j, "verify.differences");
+    assert_eq!(d["status"], "pass", "the newest decides: {d:#} {err}");
+    assert_eq!(d["value"], 0.0);
+    assert!(
+        d["measured"]
+            .as_str()
+            .unwrap()
+            .contains("history 5 → 0 (converging)"),
+        "{d:#}"
+    );
+    let h = j["verify_history"].as_array().unwrap();
+    assert_eq!(h.len(), 2, "{h:#?}");
+    assert_eq!(h[0]["total_differences"], 5);
+    assert_eq!(h[1]["total_differences"], 0);
+    assert!(
+        h[1]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("verify-repaired.json")
+    );
+    assert_eq!(j["verify_converging"], true);
+    // The replay saw the five rows: that stays a failure (it is the replay's evidence).
+    assert_eq!(criterion(&j, "replay.mismatches")["status"], "fail");
+    let mut all = vec!["report"];
+    all.extend(args);
+    all.extend([
+        "--html",
+        html.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+    ]);
+    let o = cutover(&all);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("verify history: 5 → 0 (converging)"),
+        "{text}"
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("## Verify history: converging"), "{md}");
+    let dom = common::html_in_chromium(&html, Some((&root().join("target/report-history.png"), 5)));
+    assert!(
+        dom.contains("Verify trend: differences per run / round (converging)"),
+        "the trend chart"
+    );
+    assert!(
+        dom.contains("Verify history: converging"),
+        "the history table"
+    );
+    // The rows changed again and a third verify: 5 → 0 → 2, not converging, and the newest fails.
+    mysql(
+        Some(b),
+        "UPDATE sbtest1 SET c = 'changed again' WHERE id IN (4990, 5003)",
+    );
+    let again = dir.path().join("verify-again.json");
+    stage(&["verify", "--source", &src, "--target", &tgt], &again);
+    let (j, code, _) = report(&[
+        "--replay",
+        p[1].to_str().unwrap(),
+        "--verify",
+        p[2].to_str().unwrap(),
+        "--verify",
+        repaired.to_str().unwrap(),
+        "--verify",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(j["verify_converging"], false, "{:#}", j["verify_history"]);
+    let d = criterion(&j, "verify.differences");
+    assert_eq!(d["status"], "fail", "{d:#}");
+    assert!(
+        d["measured"]
+            .as_str()
+            .unwrap()
+            .contains("history 5 → 0 → 2 (not converging)"),
+        "{d:#}"
     );
     mysql(None, &format!("DROP DATABASE {a}; DROP DATABASE {b}"));
 }

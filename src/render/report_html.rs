@@ -141,8 +141,8 @@ type Series<'a> = (String, &'a str, Vec<(f64, f64)>);
 
 /// Lines over a shared x axis.
 fn lines(title: &str, xlabel: &str, series: &[Series]) -> String {
-    let (w, h) = (420.0, 200.0);
-    let (x0, y0, pw, ph) = (46.0, 24.0, 360.0, 140.0);
+    let (w, h) = (420.0, 214.0);
+    let (x0, y0, pw, ph) = (46.0, 38.0, 360.0, 140.0);
     let all = series.iter().flat_map(|s| s.2.iter());
     let (mut xmin, mut xmax, mut ymax) = (f64::MAX, f64::MIN, 0.0f64);
     for &(x, y) in all {
@@ -198,10 +198,145 @@ fn lines(title: &str, xlabel: &str, series: &[Series]) -> String {
             s,
             r#"<rect x="{}" y="{}" width="10" height="3" fill="{col}"/><text x="{}" y="{}">{}</text>"#,
             300 + (i % 2) * 60,
-            8 + (i / 2) * 10,
+            24 + (i / 2) * 10,
             314 + (i % 2) * 60,
-            12 + (i / 2) * 10,
+            28 + (i / 2) * 10,
             esc(&name.chars().take(10).collect::<String>())
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Where a percentile sits on the curve's x axis: `-log10(1 - p/100)` (50 → 0.3, 90 → 1, 99 → 2,
+/// 99.9 → 3, 99.99 → 4), the maximum one decade further; the tail gets the room.
+fn pct_x(p: f64) -> f64 {
+    if p >= 100.0 {
+        5.0
+    } else {
+        -(1.0 - p / 100.0).max(1e-6).log10()
+    }
+}
+
+/// Latency percentile curves (from the histograms), source vs target: x the percentile on a
+/// log-of-the-tail axis, y the latency in ms on a log axis.
+fn percentile_curves(title: &str, percentiles: &[f64], series: &[(&str, &str, &[f64])]) -> String {
+    let (w, h) = (420.0, 222.0);
+    let (x0, y0, pw, ph) = (52.0, 36.0, 350.0, 140.0);
+    let vals = series
+        .iter()
+        .flat_map(|s| s.2.iter().copied())
+        .filter(|v| v.is_finite() && *v > 0.0);
+    let (mut lo, mut hi) = (f64::MAX, 0.0f64);
+    for v in vals {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if lo > hi {
+        (lo, hi) = (0.001, 1.0);
+    }
+    let (ly0, mut ly1) = (lo.log10().floor(), hi.log10().ceil());
+    if ly1 - ly0 < 1.0 {
+        ly1 = ly0 + 1.0; // every value in one decade (or equal): still a range
+    }
+    let xmax = pct_x(100.0);
+    let px = |p: f64| x0 + pct_x(p) / xmax * pw;
+    let py = |v: f64| {
+        let l = v.max(1e-6).log10().clamp(ly0, ly1);
+        y0 + ph - (l - ly0) / (ly1 - ly0) * ph
+    };
+    let mut s = format!(
+        r##"<svg class="chart curve" role="img" width="{w}" height="{h}" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg"><title>{t}</title><text x="4" y="14" font-weight="600">{t}</text><line x1="{x0}" y1="{b}" x2="{r}" y2="{b}" stroke="#888"/><line x1="{x0}" y1="{y0}" x2="{x0}" y2="{b}" stroke="#888"/><text x="170" y="{b3}">percentile (log scale of the tail)</text>"##,
+        t = esc(title),
+        b = y0 + ph,
+        r = x0 + pw,
+        b3 = y0 + ph + 28.0,
+    );
+    for (p, label) in [
+        (50.0, "p50"),
+        (90.0, "p90"),
+        (99.0, "p99"),
+        (99.9, "p99.9"),
+        (99.99, "p99.99"),
+        (100.0, "max"),
+    ] {
+        let x = px(p);
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{y0}" y2="{b}" stroke="#e3e6ea"/><text x="{:.1}" y="{}">{label}</text>"##,
+            x - 8.0,
+            y0 + ph + 12.0,
+            b = y0 + ph
+        );
+    }
+    // Decades, and 2 and 5 in each when the range is two decades or less.
+    let steps: &[f64] = if ly1 - ly0 <= 2.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut ticks = Vec::new();
+    let mut d = ly0;
+    while d <= ly1 + 1e-9 {
+        for m in steps {
+            let v = m * 10f64.powf(d);
+            if v.log10() <= ly1 + 1e-9 {
+                ticks.push(v);
+            }
+        }
+        d += 1.0;
+    }
+    for v in ticks {
+        let _ = write!(
+            s,
+            r##"<line x1="{x0}" x2="{r}" y1="{y:.1}" y2="{y:.1}" stroke="#eef0f3"/><text x="2" y="{:.1}">{} ms</text>"##,
+            py(v) + 4.0,
+            if v >= 1.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{}", (v * 1e6).round() / 1e6)
+            },
+            r = x0 + pw,
+            y = py(v)
+        );
+    }
+    for (i, (name, col, ms)) in series.iter().enumerate() {
+        let pts: Vec<(f64, f64)> = percentiles
+            .iter()
+            .zip(ms.iter())
+            .filter(|(_, v)| v.is_finite())
+            .map(|(p, v)| (*p, *v))
+            .collect();
+        let path: Vec<String> = pts
+            .iter()
+            .map(|&(p, v)| format!("{:.1},{:.1}", px(p), py(v)))
+            .collect();
+        let _ = write!(
+            s,
+            r#"<polyline fill="none" stroke="{col}" stroke-width="1.8" points="{}"/>"#,
+            path.join(" ")
+        );
+        for &(p, v) in &pts {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2" fill="{col}"><title>{}: p{} = {} ms</title></circle>"#,
+                px(p),
+                py(v),
+                esc(name),
+                if p >= 100.0 {
+                    "max".to_string()
+                } else {
+                    format!("{p}")
+                },
+                fmt(v)
+            );
+        }
+        let _ = write!(
+            s,
+            r#"<rect x="{}" y="24" width="10" height="3" fill="{col}"/><text x="{}" y="28">{}</text>"#,
+            300 + i * 60,
+            314 + i * 60,
+            esc(name)
         );
     }
     s.push_str("</svg>");
@@ -232,9 +367,14 @@ pub fn write(r: &GoNoGoReport, out: &mut dyn Write) -> io::Result<()> {
     let v = r.verdict.name();
     let _ = write!(
         h,
-        r##"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"><title>cutover: {v}</title><style>{STYLE}</style></head><body><header class="{v}"><h1>Cutover: {}</h1><p>{}</p><nav><a href="#criteria">Criteria</a><a href="#charts">Charts</a><a href="#evidence">Evidence</a><a href="#effort">Effort</a><a href="#rewrites">Rewrites</a><a href="#inputs">Inputs</a></nav></header><main>"##,
+        r##"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"><title>cutover: {v}</title><style>{STYLE}</style></head><body><header class="{v}"><h1>Cutover: {}</h1><p>{}</p><nav><a href="#criteria">Criteria</a><a href="#charts">Charts</a><a href="#evidence">Evidence</a>{}<a href="#effort">Effort</a><a href="#rewrites">Rewrites</a><a href="#inputs">Inputs</a></nav></header><main>"##,
         v.to_uppercase(),
-        esc(&r.reason)
+        esc(&r.reason),
+        if r.baseline.is_some() {
+            r##"<a href="#baseline">Baseline</a>"##
+        } else {
+            ""
+        }
     );
     // Criteria.
     h.push_str(r#"<section id="criteria"><h2>Criteria</h2><table class="data"><thead><tr><th>criterion</th><th>stage</th><th>status</th><th>value</th><th>measured</th><th>threshold</th><th>summary</th></tr></thead><tbody>"#);
@@ -277,13 +417,23 @@ pub fn write(r: &GoNoGoReport, out: &mut dyn Write) -> io::Result<()> {
             fail_level.map(|_| 1.0),
         ));
     }
+    // The classes with the most time on the source (latency_classes is sorted by total time).
     for c in ch.latency_classes.iter().take(4) {
+        let name: String = c.name.chars().take(40).collect();
+        if !c.source_curve.is_empty() && !c.target_curve.is_empty() {
+            h.push_str(&percentile_curves(
+                &format!("Percentiles (ms): {name}"),
+                &crate::report::CURVE_PERCENTILES,
+                &[
+                    ("source", "#2563eb", &c.source_curve),
+                    ("target", "#dc2626", &c.target_curve),
+                ],
+            ));
+            continue;
+        }
         let q = [50.0, 95.0, 99.0, 100.0];
         h.push_str(&lines(
-            &format!(
-                "Percentiles (ms): {}",
-                c.name.chars().take(40).collect::<String>()
-            ),
+            &format!("Percentiles (ms): {name}"),
             "percentile",
             &[
                 (
@@ -355,8 +505,11 @@ pub fn write(r: &GoNoGoReport, out: &mut dyn Write) -> io::Result<()> {
             .map(|(i, p)| (i as f64 + 1.0, p.total_differences as f64))
             .collect();
         h.push_str(&lines(
-            "Verify: differences per round / run",
-            "round",
+            &format!(
+                "Verify trend: differences per run / round ({})",
+                r.verify_trend()
+            ),
+            "run / round, oldest first",
             &[("differences".into(), "#b3261e", pts)],
         ));
     }
@@ -378,7 +531,58 @@ pub fn write(r: &GoNoGoReport, out: &mut dyn Write) -> io::Result<()> {
             None,
         ));
     }
-    h.push_str("</div></section>");
+    h.push_str("</div>");
+    if r.verify_history.len() > 1 {
+        let _ = write!(
+            h,
+            r#"<h3 id="verify-history">Verify history: {} (the newest decides)</h3><table class="data"><thead><tr><th>#</th><th>finished</th><th>file</th><th>round</th><th>differences</th><th>in flight</th></tr></thead><tbody>"#,
+            r.verify_trend()
+        );
+        for (i, p) in r.verify_history.iter().enumerate() {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                i + 1,
+                esc(&p.finished),
+                esc(&p.path),
+                p.round.map(|n| n.to_string()).unwrap_or_default(),
+                p.total_differences,
+                p.in_flight
+            );
+        }
+        h.push_str("</tbody></table>");
+    }
+    h.push_str("</section>");
+    // What changed since the baseline.
+    if let Some(b) = &r.baseline {
+        let _ = write!(
+            h,
+            r#"<section id="baseline"><h2>Since the baseline</h2><p><code>{}</code>: was <b>{}</b>, now <b>{}</b>.</p><table class="data"><thead><tr><th>change</th><th>what</th></tr></thead><tbody>"#,
+            esc(&b.path),
+            b.verdict_before.map(|v| v.name()).unwrap_or("?"),
+            r.verdict.name()
+        );
+        let mut any = false;
+        for (what, class, items) in [
+            ("worse", "fail", &b.worse),
+            ("new", "fail", &b.new),
+            ("better", "pass", &b.better),
+            ("fixed", "pass", &b.fixed),
+        ] {
+            for i in items {
+                any = true;
+                let _ = write!(
+                    h,
+                    r#"<tr><td><span class="st {class}">{what}</span></td><td><code>{}</code></td></tr>"#,
+                    esc(i)
+                );
+            }
+        }
+        if !any {
+            h.push_str("<tr><td>same</td><td>no criterion or evidence changed</td></tr>");
+        }
+        h.push_str("</tbody></table></section>");
+    }
     // Evidence per criterion not passing.
     h.push_str(r#"<section id="evidence"><h2>Evidence</h2>"#);
     for c in &r.criteria {

@@ -111,36 +111,44 @@ fn text(r: &GoNoGoReport, out: &mut dyn Write, limit: usize) -> io::Result<()> {
                 .map(|p| p.total_differences.to_string())
                 .collect::<Vec<_>>()
                 .join(" → "),
-            match r.verify_converging {
-                Some(true) => "converging",
-                Some(false) => "not converging",
-                None => "one point",
-            }
+            r.verify_trend()
         )?;
+        for p in &r.verify_history {
+            writeln!(
+                out,
+                "  {} {}{}: {} difference(s), {} in flight",
+                p.finished,
+                line(&p.path, 120),
+                p.round.map(|n| format!(" round {n}")).unwrap_or_default(),
+                p.total_differences,
+                p.in_flight
+            )?;
+        }
     }
     if let Some(b) = &r.baseline {
         writeln!(
             out,
-            "\nsince {} (was {}):",
-            b.path,
+            "\nsince the baseline {} (was {}):",
+            line(&b.path, 200),
             b.verdict_before.map(|v| v.name()).unwrap_or("?")
         )?;
+        if b.better.is_empty() && b.worse.is_empty() && b.new.is_empty() && b.fixed.is_empty() {
+            writeln!(out, "  no criterion or evidence changed")?;
+        }
         for (what, items) in [
-            ("better", &b.better),
             ("worse", &b.worse),
             ("new", &b.new),
+            ("better", &b.better),
             ("fixed", &b.fixed),
         ] {
-            if !items.is_empty() {
+            for i in items.iter().take(limit * 2) {
+                writeln!(out, "  {what:<6} {}", line(i, 300))?;
+            }
+            if items.len() > limit * 2 {
                 writeln!(
                     out,
-                    "  {what}: {}",
-                    items
-                        .iter()
-                        .take(limit * 2)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("; ")
+                    "  {what:<6} … {} more (--limit, or --format json)",
+                    items.len() - limit * 2
                 )?;
             }
         }
@@ -319,6 +327,53 @@ fn markdown(r: &GoNoGoReport, out: &mut dyn Write, limit: usize) -> io::Result<(
                 super::md_code(&c.fingerprint),
                 c.rules.join(", ")
             )?;
+        }
+    }
+    if r.verify_history.len() > 1 {
+        writeln!(
+            out,
+            "\n## Verify history: {}\n\n{} (the newest decides).\n\n| finished | file | round | differences | in flight |\n|---|---|---|---|---|",
+            r.verify_trend(),
+            r.verify_history
+                .iter()
+                .map(|p| p.total_differences.to_string())
+                .collect::<Vec<_>>()
+                .join(" → ")
+        )?;
+        for p in &r.verify_history {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                md_cell(&p.finished),
+                super::md_code(&p.path),
+                p.round.map(|n| n.to_string()).unwrap_or_default(),
+                p.total_differences,
+                p.in_flight
+            )?;
+        }
+    }
+    if let Some(b) = &r.baseline {
+        writeln!(
+            out,
+            "\n## Since the baseline\n\n{} (was **{}**, now **{}**).\n\n| change | what |\n|---|---|",
+            super::md_code(&b.path),
+            b.verdict_before.map(|v| v.name()).unwrap_or("?"),
+            r.verdict.name()
+        )?;
+        let mut any = false;
+        for (what, items) in [
+            ("worse", &b.worse),
+            ("new", &b.new),
+            ("better", &b.better),
+            ("fixed", &b.fixed),
+        ] {
+            for i in items.iter().take(limit * 3) {
+                any = true;
+                writeln!(out, "| {what} | {} |", md_cell(i))?;
+            }
+        }
+        if !any {
+            writeln!(out, "| same | no criterion or evidence changed |")?;
         }
     }
     writeln!(

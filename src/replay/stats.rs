@@ -143,6 +143,33 @@ pub struct SerializedLatency {
     pub seen: u64,
 }
 
+impl SerializedLatency {
+    /// The latencies (ms) at the given percentiles (0–100; 100 = the maximum), read from the
+    /// histogram; `None` when there is no histogram or it does not decode.
+    pub fn percentiles_ms(&self, percentiles: &[f64]) -> Option<Vec<f64>> {
+        if self.histogram.is_empty() {
+            return None;
+        }
+        let l = Latency::decode(self).ok()?;
+        if l.hist.is_empty() {
+            return None;
+        }
+        Some(
+            percentiles
+                .iter()
+                .map(|p| {
+                    let us = if *p >= 100.0 {
+                        l.hist.max()
+                    } else {
+                        l.hist.value_at_percentile(p.max(0.0))
+                    };
+                    us as f64 / 1000.0
+                })
+                .collect(),
+        )
+    }
+}
+
 /// Percentiles in milliseconds.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {

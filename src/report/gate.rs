@@ -186,7 +186,14 @@ pub const KEYS: &[(&str, &[&str])] = &[
     ("replay.target_errors", &["warn", "fail"]),
     (
         "replay.latency",
-        &["warn", "fail", "alpha", "min_samples", "max_untested_share"],
+        &[
+            "warn",
+            "fail",
+            "alpha",
+            "min_shift_ms",
+            "min_samples",
+            "max_untested_share",
+        ],
     ),
     ("replay.coverage", &["warn", "fail"]),
     ("replay.pace", &["warn", "fail"]),

@@ -192,7 +192,19 @@ pub struct LatencyClass {
     pub source_ms: [f64; 4],
     pub target_ms: [f64; 4],
     pub status: Status,
+    /// The percentile curves from the replay's latency histograms (`latency_hist`): ms at each of
+    /// [`CURVE_PERCENTILES`] (100 = the maximum), source and target; empty when the replay result
+    /// carries no histogram (the charts then draw the four percentiles above).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_curve: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_curve: Vec<f64>,
 }
+
+/// The percentiles of [`LatencyClass::source_curve`] and `target_curve`.
+pub const CURVE_PERCENTILES: [f64; 14] = [
+    1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 98.0, 99.0, 99.5, 99.9, 99.99, 100.0,
+];
 
 /// One slice of a replay's timeline.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -226,6 +238,11 @@ pub struct GoNoGoReport {
 }
 
 impl GoNoGoReport {
+    /// The verify history's trend in words: `converging`, `not converging`, `one point`.
+    pub fn verify_trend(&self) -> &'static str {
+        verify::trend_name(self.verify_converging)
+    }
+
     /// Exit code: 0 for go and go-with-waivers, 1 for no-go.
     pub fn failed(&self) -> bool {
         self.verdict == Verdict::NoGo

@@ -137,12 +137,13 @@ pub fn criteria(
     }
     let trend = if history.len() > 1 {
         format!(
-            "; history {}",
+            "; history {} ({})",
             history
                 .iter()
                 .map(|p| p.total_differences.to_string())
                 .collect::<Vec<_>>()
-                .join(" → ")
+                .join(" → "),
+            trend_name(converging(history))
         )
     } else {
         String::new()
@@ -348,4 +349,13 @@ pub fn converging(history: &[VerifyPoint]) -> Option<bool> {
         .windows(2)
         .all(|w| w[1].total_differences <= w[0].total_differences);
     Some(last == 0 || (monotone && last < first))
+}
+
+/// The trend in words: `converging`, `not converging`, or `one point`.
+pub fn trend_name(converging: Option<bool>) -> &'static str {
+    match converging {
+        Some(true) => "converging",
+        Some(false) => "not converging",
+        None => "one point",
+    }
 }
