@@ -128,8 +128,9 @@ pub struct SideReport {
     /// and went anyway (the interleaving may then differ from the capture's).
     #[serde(default)]
     pub order_wait_timeouts: Option<u64>,
-    /// `--mode all`: waits ended early because the waiting session's own locks held up another
-    /// connection on the server (a cycle the capture's order cannot resolve; see the README).
+    /// `--mode all`: waits found, 200 ms into them, in a cycle through a server lock (the
+    /// waiting statement's own transaction holds a lock a session it waits for needs); they end
+    /// at the 2 s limit and are among `order_wait_timeouts` (see the README).
     #[serde(default)]
     pub order_lock_cycles: Option<u64>,
     /// Wall time from the first statement to the last, in seconds.
