@@ -195,6 +195,7 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
         allow_writes: flag(a.allow_writes),
         rewrite: flag(a.rewrite),
         free_order: flag(a.free_order),
+        break_lock_cycles: flag(a.break_lock_cycles),
         duration: a.duration,
         shard: a.shard,
         threshold: a.threshold,

@@ -74,6 +74,9 @@ pub struct ReplayOptions {
     pub examples: usize,
     /// Keep the captured start order across sessions (statement N starts after N-1 started).
     pub keep_order: bool,
+    /// With `keep_order`: the earliest waiting statement of a wait cycle through a server lock goes
+    /// at once (see `gate`), instead of after the 2 s limit.
+    pub break_lock_cycles: bool,
     /// Show progress on stderr.
     pub progress: bool,
     /// The most connections replay may open per server (`--max-connections`); by default half

@@ -79,8 +79,11 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     let comparator = tokio::spawn(compare_loop(done_rx, opts.clone(), start, count));
     let gates = if opts.keep_order {
         Some((
-            Arc::new(OrderGate::new(Some(opts.source.clone()))),
-            Arc::new(OrderGate::new(opts.target.clone())),
+            Arc::new(OrderGate::new(
+                Some(opts.source.clone()),
+                opts.break_lock_cycles,
+            )),
+            Arc::new(OrderGate::new(opts.target.clone(), opts.break_lock_cycles)),
         ))
     } else {
         None
