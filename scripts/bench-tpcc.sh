@@ -7,7 +7,8 @@
 # 1. A/A: the capture's starting data (start.sql.gz) restored twice on MariaDB; the default
 #    `--mode all` replay at --max-speed from the general log and from the slow log: mismatches,
 #    whether the copies end identical (CHECKSUM TABLE), the transaction classes with their counts,
-#    TPS and tpm per side (the New-Order class's tpm is the tpmC analogue), order waits.
+#    TPS and tpm per side (the New-Order class's tpm is the tpmC analogue), order waits; the same
+#    with --break-lock-cycles beside the default.
 # 2. A/B: the same starting data translated for PostgreSQL by `cutover audit --emit-sql` (checked
 #    equal with `cutover verify`), the general log replayed MariaDB → PostgreSQL with `--rewrite`.
 set -euo pipefail
@@ -48,12 +49,15 @@ for c in sorted(j["transactions"], key=lambda c: -c["count"]):
 PY
 rows=()
 for log in general slow; do
-  restore cutover_bench_tpcc_a
-  restore cutover_bench_tpcc_b
-  "$BIN" replay "corpora/tpcc/$log.log.gz" --source "$M/cutover_bench_tpcc_a" --target "$M/cutover_bench_tpcc_b" \
-    --mode all --allow-writes --max-speed --format json -q -o "$DATA/aa-$log.json" || true
-  if [ "$(checksum cutover_bench_tpcc_a)" = "$(checksum cutover_bench_tpcc_b)" ]; then same=identical; else same="**differ**"; fi
-  rows+=("$(python3 "$DATA/row.py" "$DATA/aa-$log.json" "A/A MariaDB, $log log" "$same")")
+  for opt in "" --break-lock-cycles; do
+    restore cutover_bench_tpcc_a
+    restore cutover_bench_tpcc_b
+    out="$DATA/aa-$log${opt:+-break}.json"
+    "$BIN" replay "corpora/tpcc/$log.log.gz" --source "$M/cutover_bench_tpcc_a" --target "$M/cutover_bench_tpcc_b" \
+      --mode all --allow-writes --max-speed $opt --format json -q -o "$out" || true
+    if [ "$(checksum cutover_bench_tpcc_a)" = "$(checksum cutover_bench_tpcc_b)" ]; then same=identical; else same="**differ**"; fi
+    rows+=("$(python3 "$DATA/row.py" "$out" "A/A MariaDB, $log log${opt:+, $opt}" "$same")")
+  done
 done
 # A/B: the starting data translated for PostgreSQL by the audit itself.
 "$BIN" audit --target postgres --emit-sql "$DATA/start.pg.sql" "$DATA/start.sql" -q -o "$DATA/start-audit.txt" || true
