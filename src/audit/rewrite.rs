@@ -1,10 +1,117 @@
 //! The audit's use of the profile's rewriter ([`crate::profile::rewrite`]): a statement rewritten with
 //! its own findings.
 
-use super::{Context, StatementOrigin, detect, judge};
-use crate::profile::rewrite::{Rewrite, rewrite_with};
+use super::emit::literal::{LiteralNotes, code_tokens, ident_name, target_ident, word};
+use super::emit::table;
+use super::{Context, Finding};
+#[cfg(test)]
+use super::{StatementOrigin, detect, judge};
+use crate::profile::Severity;
+#[cfg(test)]
+use crate::profile::rewrite::Rewrite;
+use crate::profile::rewrite::rewrite_with;
+use crate::schema::ddl::table_from_statement;
+use std::collections::HashSet;
+
+/// The audit's rewrite of a statement it does not pass as it is: a whole-statement translation of
+/// what the token rewriter cannot do (a `CREATE TABLE` through the `--emit-sql` table translator),
+/// else the profile's token rewriter, kept only when complete.
+pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String> {
+    if let Some(s) = create_table(sql, ctx, findings) {
+        return Some(s);
+    }
+    rewrite_with(sql, ctx.profile, findings)
+        .filter(|r| r.complete)
+        .map(|r| r.sql)
+}
+
+/// Several target statements as one (replay and `--live` send one statement at a time): a `DO`
+/// block, whose statements run in order as one.
+fn one_statement(stmts: Vec<String>) -> Option<String> {
+    match stmts.len() {
+        0 => None,
+        1 => stmts.into_iter().next(),
+        _ => Some(format!(
+            "DO $cutover_rw$ BEGIN\n{};\nEND $cutover_rw$",
+            stmts.join(";\n")
+        )),
+    }
+}
+
+/// `CREATE TABLE` written the way `--emit-sql` writes it (the profile's type map, identity, CHECK for
+/// ENUM, inline indexes as CREATE INDEX, COMMENT ON, the update trigger, foreign keys inline in the
+/// same block), or `CREATE TABLE a LIKE b` as `CREATE TABLE a (LIKE b INCLUDING ALL)`. None when the
+/// translator leaves something out that changes what the table holds (a zero-date default, a
+/// FULLTEXT or SPATIAL index, an ON UPDATE it cannot write) or a finding is not about the table's
+/// definition (a function in a default or generated column).
+fn create_table(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String> {
+    let src = sql.as_bytes();
+    let toks = code_tokens(src);
+    let code: Vec<_> = toks
+        .iter()
+        .filter(|t| !matches!(t.kind, crate::sql::lexer::TokenKind::Whitespace))
+        .collect();
+    let w = |i: usize| code.get(i).map(|t| word(t, src)).unwrap_or_default();
+    let temporary = w(1) == "TEMPORARY";
+    let at = if temporary { 2 } else { 1 };
+    if w(0) != "CREATE" || w(at) != "TABLE" {
+        return None;
+    }
+    if findings
+        .iter()
+        .any(|f| f.severity == Severity::Error && f.rule.starts_with("FN-"))
+    {
+        return None;
+    }
+    let create = if temporary {
+        "CREATE TEMPORARY TABLE "
+    } else {
+        "CREATE TABLE "
+    };
+    // CREATE TABLE [IF NOT EXISTS] a LIKE b
+    let mut n = at + 1;
+    let mut if_not_exists = "";
+    if w(n) == "IF" && w(n + 1) == "NOT" && w(n + 2) == "EXISTS" {
+        n += 3;
+        if_not_exists = "IF NOT EXISTS ";
+    }
+    if w(n + 1) == "LIKE" && code.len() <= n + 3 + usize::from(w(n + 3) == ";") {
+        let (a, b) = (code.get(n)?, code.get(n + 2)?);
+        return Some(format!(
+            "{create}{if_not_exists}{} (LIKE {} INCLUDING ALL)",
+            target_ident(&ident_name(a, src)),
+            target_ident(&ident_name(b, src))
+        ));
+    }
+    let (t, _) = table_from_statement(sql)?;
+    let mut notes = LiteralNotes::default();
+    let tr = table::translate(sql, &t, ctx.profile, &mut HashSet::new(), &mut notes)?;
+    if notes.zero_dates > 0
+        || notes.nul_bytes > 0
+        || tr
+            .notes
+            .iter()
+            .any(|n| !n.contains("table options dropped") && !n.contains(": SET("))
+    {
+        return None;
+    }
+    let mut stmts = tr.now;
+    if temporary && let Some(first) = stmts.first_mut() {
+        *first = first.replacen("CREATE TABLE ", create, 1);
+    }
+    stmts.extend(tr.foreign_keys);
+    // The identity's start, when the table sets one (AUTO_INCREMENT=n); the reset is a no-op else.
+    stmts.extend(
+        tr.resets
+            .into_iter()
+            .filter(|r| !r.contains(", 1), false)"))
+            .map(|r| r.replacen("SELECT ", "PERFORM ", 1)),
+    );
+    one_statement(stmts)
+}
 
 /// Rewrites `sql`, computing its findings first.
+#[cfg(test)]
 pub fn rewrite(sql: &str, ctx: &Context) -> Option<Rewrite> {
     let (hits, _) = detect(sql, ctx);
     let origin = StatementOrigin {
@@ -18,8 +125,48 @@ pub fn rewrite(sql: &str, ctx: &Context) -> Option<Rewrite> {
 
 #[cfg(test)]
 mod tests {
-    use super::rewrite;
-    use crate::audit::with_postgres;
+    use super::{rewrite, statement_rewrite};
+    use crate::audit::{StatementOrigin, detect, judge, with_postgres};
+
+    /// The audit's rewrite of `sql` (None: none, or not complete).
+    fn audit_rw(sql: &str) -> Option<String> {
+        with_postgres(|ctx| {
+            let (hits, _) = detect(sql, ctx);
+            let origin = StatementOrigin {
+                file: String::new(),
+                line: 1,
+                column: 1,
+            };
+            let (findings, _) = judge(&hits, sql, &origin, ctx.profile);
+            statement_rewrite(sql, ctx, &findings)
+        })
+    }
+
+    #[test]
+    fn translates_create_table() {
+        let out = audit_rw(
+            "CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT, code VARCHAR(20) NOT NULL, PRIMARY KEY (id), KEY idx_code (code)) ENGINE=InnoDB",
+        )
+        .unwrap_or_default();
+        assert!(
+            out.starts_with("DO $cutover_rw$ BEGIN\nCREATE TABLE t ("),
+            "{out}"
+        );
+        assert!(out.contains("GENERATED BY DEFAULT AS IDENTITY"), "{out}");
+        assert!(out.contains("CREATE INDEX idx_code ON t (code)"), "{out}");
+        assert_eq!(
+            audit_rw("CREATE TABLE t2 LIKE customers").as_deref(),
+            Some("CREATE TABLE t2 (LIKE customers INCLUDING ALL)")
+        );
+        let tmp = audit_rw("CREATE TEMPORARY TABLE tt (id INT UNSIGNED NOT NULL PRIMARY KEY)")
+            .unwrap_or_default();
+        assert!(tmp.starts_with("CREATE TEMPORARY TABLE tt ("), "{tmp}");
+        // A zero-date default cannot be kept: no rewrite.
+        assert_eq!(
+            audit_rw("CREATE TABLE z (id INT PRIMARY KEY, d DATE NOT NULL DEFAULT '0000-00-00')"),
+            None
+        );
+    }
 
     fn rw(sql: &str) -> (String, bool) {
         with_postgres(|ctx| {
