@@ -13,6 +13,7 @@ mod input;
 mod lexical;
 mod live;
 mod rewrite;
+mod rewrite_ddl;
 mod run;
 mod timeseries;
 mod tokens;

@@ -20,21 +20,31 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
     if let Some(s) = create_table(sql, ctx, findings) {
         return Some(s);
     }
+    let errors = || findings.iter().filter(|f| f.severity == Severity::Error);
+    if errors().any(|f| super::rewrite_ddl::RULES.contains(&f.rule.as_str()))
+        && let Some(s) = super::rewrite_ddl::rewrite(sql, ctx)
+    {
+        return then_tokens(s, ctx, findings, super::rewrite_ddl::RULES);
+    }
     rewrite_with(sql, ctx.profile, findings)
         .filter(|r| r.complete)
         .map(|r| r.sql)
 }
 
-/// Several target statements as one (replay and `--live` send one statement at a time): a `DO`
-/// block, whose statements run in order as one.
-fn one_statement(stmts: Vec<String>) -> Option<String> {
-    match stmts.len() {
-        0 => None,
-        1 => stmts.into_iter().next(),
-        _ => Some(format!(
-            "DO $cutover_rw$ BEGIN\n{};\nEND $cutover_rw$",
-            stmts.join(";\n")
-        )),
+/// `sql`, already translated for the rules `done`, through the token rewriter for the statement's
+/// other findings: None when one of those stays untranslated.
+fn then_tokens(sql: String, ctx: &Context, findings: &[Finding], done: &[&str]) -> Option<String> {
+    let rest: Vec<Finding> = findings
+        .iter()
+        .filter(|f| !done.contains(&f.rule.as_str()))
+        .cloned()
+        .collect();
+    if rest.is_empty() {
+        return Some(sql);
+    }
+    match rewrite_with(&sql, ctx.profile, &rest) {
+        Some(r) => r.complete.then_some(r.sql),
+        None => (!rest.iter().any(|f| f.severity == Severity::Error)).then_some(sql),
     }
 }
 
@@ -107,7 +117,7 @@ fn create_table(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String
             .filter(|r| !r.contains(", 1), false)"))
             .map(|r| r.replacen("SELECT ", "PERFORM ", 1)),
     );
-    one_statement(stmts)
+    super::rewrite_ddl::one_statement(stmts)
 }
 
 /// Rewrites `sql`, computing its findings first.
