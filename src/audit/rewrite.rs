@@ -210,6 +210,43 @@ mod tests {
     }
 
     #[test]
+    fn translates_casts_modifiers_and_session_statements() {
+        let full = |sql: &str| audit_rw(sql).unwrap_or_default();
+        assert_eq!(
+            full(
+                "SELECT CAST(a AS SIGNED), CAST(b AS UNSIGNED INTEGER), CAST(c AS CHAR), CAST(d AS CHAR(3)) FROM t"
+            ),
+            "SELECT CAST(a AS BIGINT), CAST(b AS NUMERIC(20)), CAST(c AS TEXT), CAST(d AS VARCHAR(3)) FROM t"
+        );
+        assert_eq!(
+            full("SELECT CAST(x AS DATETIME), CAST(y AS DOUBLE), CAST(z AS BINARY) FROM t"),
+            "SELECT CAST(x AS TIMESTAMP), CAST(y AS DOUBLE PRECISION), CAST(z AS BYTEA) FROM t"
+        );
+        assert_eq!(
+            full(
+                "SELECT CONVERT(p, CHAR), CONVERT(t USING utf8mb4), CONVERT(q, DECIMAL(5,2)) FROM t"
+            ),
+            "SELECT CAST(p AS TEXT), (t), CAST(q AS DECIMAL(5,2)) FROM t"
+        );
+        // A charset other than UTF-8: not translated.
+        assert_eq!(audit_rw("SELECT CONVERT(t USING latin1) FROM t"), None);
+        assert_eq!(
+            full("SELECT SQL_NO_CACHE SQL_CALC_FOUND_ROWS id FROM a STRAIGHT_JOIN b ON a.x = b.x"),
+            "SELECT id FROM a JOIN b ON a.x = b.x"
+        );
+        assert_eq!(full("SET NAMES utf8mb4"), "SET client_encoding = 'UTF8'");
+        assert_eq!(
+            full("SET CHARACTER SET utf8"),
+            "SET client_encoding = 'UTF8'"
+        );
+        assert_eq!(audit_rw("SET NAMES latin1"), None);
+        assert_eq!(
+            full("START TRANSACTION WITH CONSISTENT SNAPSHOT"),
+            "START TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+        );
+    }
+
+    #[test]
     fn translates_session_isolation() {
         for sql in [
             "SET SESSION tx_isolation='REPEATABLE-READ'",

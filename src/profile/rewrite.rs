@@ -43,6 +43,42 @@ const TRANSLATED: &[&str] = &[
     "FN-INTERVAL",
 ];
 
+/// Rules translated occurrence by occurrence: complete when one was and none was left.
+const PER_OCCURRENCE: &[&str] = &[
+    "DML-010", "DML-017", "DML-017D", "DML-017C", "DML-017V", "CONN-003", "TXN-007",
+];
+
+/// MySQL's SELECT/INSERT/UPDATE/DELETE modifiers, which change nothing the statement returns.
+const MODIFIERS: &[&str] = &[
+    "STRAIGHT_JOIN",
+    "SQL_CALC_FOUND_ROWS",
+    "SQL_NO_CACHE",
+    "SQL_CACHE",
+    "HIGH_PRIORITY",
+    "LOW_PRIORITY",
+    "DELAYED",
+    "SQL_SMALL_RESULT",
+    "SQL_BIG_RESULT",
+    "SQL_BUFFER_RESULT",
+];
+
+/// A MySQL CAST type's name on the target (`words`: the type's words, upper case; `len`: its
+/// parenthesised length, if any): (name, rule it answers). None: written as it is.
+fn cast_type(words: &[String], len: Option<&str>) -> Option<(String, &'static str)> {
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    Some(match (w.as_slice(), len) {
+        (["SIGNED"] | ["SIGNED", "INT" | "INTEGER"], None) => ("BIGINT".into(), "DML-017"),
+        (["UNSIGNED"] | ["UNSIGNED", "INT" | "INTEGER"], None) => ("NUMERIC(20)".into(), "DML-017"),
+        (["CHAR"] | ["NCHAR"], None) => ("TEXT".into(), "DML-017C"),
+        (["CHAR"] | ["NCHAR"], Some(n)) => (format!("VARCHAR({n})"), "DML-017C"),
+        (["DATETIME"], None) => ("TIMESTAMP".into(), "DML-017"),
+        (["DATETIME"], Some(n)) => (format!("TIMESTAMP({n})"), "DML-017"),
+        (["DOUBLE"], None) => ("DOUBLE PRECISION".into(), "DML-017D"),
+        (["BINARY"], None) => ("BYTEA".into(), "DML-017"),
+        _ => return None,
+    })
+}
+
 /// True when the profile treats `rule` as something to change (error or warning).
 fn wanted(profile: &Profile, rule: &str) -> bool {
     profile
@@ -59,17 +95,23 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
         toks: Lexer::new(sql.as_bytes()).collect(),
         profile,
         applied: Vec::new(),
+        missed: Vec::new(),
     };
     let out = w.emit(0, w.toks.len());
     if out == sql {
         return None;
     }
     let applied = w.applied;
+    let missed = w.missed;
     let complete = findings
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .all(|f| {
             TRANSLATED.contains(&f.rule.as_str())
+                // Rules translated occurrence by occurrence: every occurrence was.
+                || (PER_OCCURRENCE.contains(&f.rule.as_str())
+                    && applied.contains(&f.rule)
+                    && !missed.contains(&f.rule))
                 || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
                 // The isolation rewrite takes the whole statement, its `@@` variable included.
                 || (matches!(f.rule.as_str(), "CONN-002" | "LEX-020")
@@ -97,6 +139,8 @@ struct Writer<'a> {
     toks: Vec<Token>,
     profile: &'a Profile,
     applied: Vec<String>,
+    /// Rules with an occurrence left untranslated.
+    missed: Vec<String>,
 }
 
 impl Writer<'_> {
@@ -139,6 +183,146 @@ impl Writer<'_> {
             }
         }
         None
+    }
+
+    /// The previous significant token before `i`.
+    fn prev_sig(&self, i: usize) -> Option<usize> {
+        (0..i).rev().find(|&k| self.is_sig(k))
+    }
+
+    fn miss(&mut self, rule: &str) {
+        if !self.missed.iter().any(|a| a == rule) {
+            self.missed.push(rule.to_string());
+        }
+    }
+
+    /// `CAST(x AS T)` (`open` is the `(`): the MySQL-only type names written for the target.
+    fn cast(&mut self, i: usize, open: usize, end: usize) -> Option<(String, usize)> {
+        let close = self.matching(open, end)?;
+        let mut depth = 0;
+        let mut as_at = None;
+        for k in open + 1..close {
+            match (self.toks[k].kind, self.text(k)) {
+                (TokenKind::Punct, "(") => depth += 1,
+                (TokenKind::Punct, ")") => depth -= 1,
+                (TokenKind::Word, w) if depth == 0 && w.eq_ignore_ascii_case("AS") => {
+                    as_at = Some(k)
+                }
+                _ => {}
+            }
+        }
+        let as_at = as_at?;
+        let (words, len) = self.type_words(as_at + 1, close)?;
+        let Some((ty, rule)) = cast_type(&words, len.as_deref()) else {
+            if words.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "SIGNED" | "UNSIGNED" | "DATETIME" | "DOUBLE" | "BINARY"
+                )
+            }) {
+                self.miss("DML-017");
+            }
+            return None;
+        };
+        let inner = self.emit(open + 1, as_at);
+        self.note(rule);
+        Some((
+            format!("{}({} AS {ty})", self.text(i), inner.trim()),
+            close + 1,
+        ))
+    }
+
+    /// The words of a type name in `from..to` and its parenthesised length: None when anything else
+    /// is there (a charset, two numbers).
+    fn type_words(&self, from: usize, to: usize) -> Option<(Vec<String>, Option<String>)> {
+        let mut words = Vec::new();
+        let mut len = None;
+        let mut k = from;
+        while k < to {
+            if !self.is_sig(k) {
+                k += 1;
+                continue;
+            }
+            match self.toks[k].kind {
+                TokenKind::Word if len.is_none() => words.push(self.text(k).to_ascii_uppercase()),
+                TokenKind::Punct if self.text(k) == "(" && len.is_none() => {
+                    let n = self.next_sig(k + 1, to)?;
+                    let mut c = self.next_sig(n + 1, to)?;
+                    if self.toks[n].kind != TokenKind::Number {
+                        return None;
+                    }
+                    let mut l = self.text(n).to_string();
+                    if self.text(c) == "," {
+                        let m = self.next_sig(c + 1, to)?;
+                        if self.toks[m].kind != TokenKind::Number {
+                            return None;
+                        }
+                        l = format!("{l},{}", self.text(m));
+                        c = self.next_sig(m + 1, to)?;
+                    }
+                    if self.text(c) != ")" {
+                        return None;
+                    }
+                    len = Some(l);
+                    k = c;
+                }
+                _ => return None,
+            }
+            k += 1;
+        }
+        (!words.is_empty()).then_some((words, len))
+    }
+
+    /// `CONVERT(x, T)` → `CAST(x AS T)`, `CONVERT(x USING utf8mb4)` → `(x)`.
+    fn convert(&mut self, open: usize, end: usize) -> Option<(String, usize)> {
+        let close = self.matching(open, end)?;
+        let mut depth = 0;
+        let mut sep = None;
+        for k in open + 1..close {
+            match (self.toks[k].kind, self.text(k)) {
+                (TokenKind::Punct, "(") => depth += 1,
+                (TokenKind::Punct, ")") => depth -= 1,
+                (TokenKind::Punct, ",") if depth == 0 => sep = Some((k, false)),
+                (TokenKind::Word, w) if depth == 0 && w.eq_ignore_ascii_case("USING") => {
+                    sep = Some((k, true))
+                }
+                _ => {}
+            }
+        }
+        let Some((k, using)) = sep else {
+            self.miss("DML-017V");
+            return None;
+        };
+        let (words, len) = match self.type_words(k + 1, close) {
+            Some(t) => t,
+            None => {
+                self.miss("DML-017V");
+                return None;
+            }
+        };
+        let inner = self.emit(open + 1, k);
+        let inner = inner.trim();
+        let out = if using {
+            if !matches!(words.as_slice(), [w] if w == "UTF8" || w == "UTF8MB4" || w == "UTF8MB3") {
+                self.miss("DML-017V");
+                return None;
+            }
+            format!("({inner})")
+        } else {
+            let ty = match cast_type(&words, len.as_deref()) {
+                Some((t, _)) => t,
+                None => {
+                    let mut t = words.join(" ");
+                    if let Some(n) = len {
+                        t.push_str(&format!("({n})"));
+                    }
+                    t
+                }
+            };
+            format!("CAST({inner} AS {ty})")
+        };
+        self.note("DML-017V");
+        Some((out, close + 1))
     }
 
     fn note(&mut self, rule: &str) {
@@ -243,7 +427,74 @@ impl Writer<'_> {
                 None
             }
             // SET [SESSION] tx_isolation = 'REPEATABLE-READ' → SET SESSION CHARACTERISTICS AS …
-            "SET" if i == self.next_sig(0, end)? => self.session_isolation(i, end),
+            "SET" if i == self.next_sig(0, end)? => self.session_isolation(i, end).or_else(|| {
+                wanted(self.profile, "CONN-003")
+                    .then(|| self.session_charset(i, end))
+                    .flatten()
+            }),
+            // START TRANSACTION WITH CONSISTENT SNAPSHOT → … ISOLATION LEVEL REPEATABLE READ (the
+            // snapshot is taken at the first statement rather than at START).
+            "START" if i == self.next_sig(0, end)? && wanted(self.profile, "TXN-007") => {
+                let t = self.next_sig(i + 1, end)?;
+                let k1 = self.next_sig(t + 1, end)?;
+                let k2 = self.next_sig(k1 + 1, end)?;
+                let k3 = self.next_sig(k2 + 1, end)?;
+                if self.word_is(t, "TRANSACTION")
+                    && self.word_is(k1, "WITH")
+                    && self.word_is(k2, "CONSISTENT")
+                    && self.word_is(k3, "SNAPSHOT")
+                {
+                    self.note("TXN-007");
+                    return Some((
+                        "START TRANSACTION ISOLATION LEVEL REPEATABLE READ".to_string(),
+                        k3 + 1,
+                    ));
+                }
+                None
+            }
+            "CAST"
+                if ["DML-017", "DML-017D", "DML-017C"]
+                    .iter()
+                    .any(|r| wanted(self.profile, r))
+                    && self
+                        .next_sig(i + 1, end)
+                        .is_some_and(|k| self.text(k) == "(") =>
+            {
+                let open = self.next_sig(i + 1, end)?;
+                self.cast(i, open, end)
+            }
+            "CONVERT"
+                if wanted(self.profile, "DML-017V")
+                    && self
+                        .next_sig(i + 1, end)
+                        .is_some_and(|k| self.text(k) == "(") =>
+            {
+                let open = self.next_sig(i + 1, end)?;
+                self.convert(open, end)
+            }
+            // SELECT STRAIGHT_JOIN / SQL_NO_CACHE / …, INSERT LOW_PRIORITY, DELETE QUICK → dropped;
+            // `a STRAIGHT_JOIN b` → `a JOIN b`.
+            m if (MODIFIERS.contains(&m) || m == "QUICK") && wanted(self.profile, "DML-010") => {
+                let p = self.prev_sig(i)?;
+                let after_verb = ["SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE"]
+                    .iter()
+                    .chain(MODIFIERS)
+                    .any(|v| self.word_is(p, v));
+                if m == "QUICK" && !(self.word_is(p, "DELETE") || self.word_is(p, "LOW_PRIORITY")) {
+                    return None;
+                }
+                self.note("DML-010");
+                if after_verb {
+                    // Drop the word and the space after it.
+                    let next = self.next_sig(i + 1, end).unwrap_or(i + 1);
+                    Some((String::new(), next))
+                } else if m == "STRAIGHT_JOIN" {
+                    Some(("JOIN".to_string(), i + 1))
+                } else {
+                    self.miss("DML-010");
+                    None
+                }
+            }
             // LOCK IN SHARE MODE → FOR SHARE
             "LOCK" if wanted(self.profile, "DML-019") => {
                 let k1 = self.next_sig(i + 1, end)?;
@@ -412,6 +663,38 @@ impl Writer<'_> {
             format!("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {level}"),
             value + 1,
         ))
+    }
+
+    /// `SET NAMES utf8mb4` / `SET CHARACTER SET utf8mb4` (also utf8, utf8mb3) as the whole statement:
+    /// the client encoding, which is what they set for the session.
+    fn session_charset(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let k = self.next_sig(i + 1, end)?;
+        let cs = if self.word_is(k, "NAMES") {
+            self.next_sig(k + 1, end)?
+        } else if self.word_is(k, "CHARACTER") {
+            let s = self.next_sig(k + 1, end)?;
+            if !self.word_is(s, "SET") {
+                return None;
+            }
+            self.next_sig(s + 1, end)?
+        } else if self.word_is(k, "CHARSET") {
+            self.next_sig(k + 1, end)?
+        } else {
+            return None;
+        };
+        let name = self
+            .text(cs)
+            .trim_matches(['\'', '"', '`'])
+            .to_ascii_lowercase();
+        if !matches!(name.as_str(), "utf8" | "utf8mb4" | "utf8mb3") {
+            return None;
+        }
+        let rest = self.next_sig(cs + 1, end);
+        if rest.is_some_and(|r| self.text(r) != ";") {
+            return None;
+        }
+        self.note("CONN-003");
+        Some(("SET client_encoding = 'UTF8'".to_string(), cs + 1))
     }
 
     /// A call of a function the profile gives a template for.
