@@ -14,6 +14,7 @@ mod lexical;
 mod live;
 mod rewrite;
 mod rewrite_ddl;
+mod rewrite_dml;
 mod run;
 mod timeseries;
 mod tokens;

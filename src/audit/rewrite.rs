@@ -26,6 +26,16 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
     {
         return then_tokens(s, ctx, findings, super::rewrite_ddl::RULES);
     }
+    // Structural DML on the AST, then the tokens. Not when a string has backslash escapes: the tree
+    // prints them unescaped, which the token rewriter would read as escapes again.
+    let dml = |f: &Finding| super::rewrite_dml::handles(&f.rule, f.detail.as_deref());
+    if errors().any(dml)
+        && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))
+        && let Some(s) = super::rewrite_dml::rewrite(sql, ctx)
+    {
+        let rest: Vec<Finding> = findings.iter().filter(|f| !dml(f)).cloned().collect();
+        return then_tokens(s, ctx, &rest, &[]);
+    }
     rewrite_with(sql, ctx.profile, findings)
         .filter(|r| r.complete)
         .map(|r| r.sql)

@@ -1,0 +1,561 @@
+//! Rewrites on sqlparser's AST (`VisitMut`) for MySQL statements whose structure the target writes
+//! differently: `INSERT … ON DUPLICATE KEY UPDATE` → `ON CONFLICT (key) DO UPDATE` (`VALUES(c)` →
+//! `EXCLUDED.c`), `REPLACE` → `INSERT … ON CONFLICT (key) DO UPDATE` of every column, `INSERT
+//! IGNORE` → `ON CONFLICT DO NOTHING`, `INSERT … SET` → a column list and `VALUES`, `UPDATE/DELETE …
+//! [ORDER BY] LIMIT n` → `WHERE ctid IN (SELECT ctid … LIMIT n)`, multi-table `UPDATE … JOIN` →
+//! `UPDATE … FROM`, multi-table `DELETE` → `DELETE … USING`, `a DIV b` → `div(a, b)`,
+//! `GROUP_CONCAT(x ORDER BY y SEPARATOR s)` → `string_agg(CAST(x AS TEXT), s ORDER BY y)`.
+//! The statement is printed back from the tree; the token rewriter then does the rest.
+
+use super::Context;
+use super::ast::parse;
+use crate::schema::Table;
+use sqlparser::ast::*;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use std::ops::ControlFlow;
+
+/// The rules translated here, with the function rule's detail for GROUP_CONCAT.
+pub fn handles(rule: &str, detail: Option<&str>) -> bool {
+    matches!(
+        rule,
+        "DML-002"
+            | "DML-003"
+            | "DML-004"
+            | "DML-005"
+            | "DML-006"
+            | "DML-007"
+            | "DML-008"
+            | "LEX-011"
+    ) || (rule == "FN-MISSING"
+        && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
+}
+
+fn ident(s: &str) -> Ident {
+    Ident::new(s)
+}
+
+fn last_name(n: &ObjectName) -> Option<String> {
+    n.0.last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.clone())
+}
+
+/// The key an upsert conflicts on: the primary key when the insert gives all its columns, else the
+/// first unique key it gives in full.
+fn conflict_key(table: &Table, cols: &[String]) -> Option<Vec<String>> {
+    let given = |k: &Vec<String>| {
+        !k.is_empty()
+            && k.iter()
+                .all(|c| cols.iter().any(|x| x.eq_ignore_ascii_case(c)))
+    };
+    std::iter::once(&table.primary_key)
+        .chain(table.unique_keys.iter())
+        .find(|k| given(k))
+        .cloned()
+}
+
+/// The statement translated, or None when it is not one of these forms (or the schema does not
+/// say what it needs).
+pub fn rewrite(sql: &str, ctx: &Context) -> Option<String> {
+    let mut st = parse(sql)?;
+    let ok = match &mut st {
+        Statement::Insert(ins) => insert(ins, ctx),
+        Statement::Update(up) => update(up),
+        Statement::Delete(del) => delete(del),
+        _ => Some(()),
+    };
+    ok?;
+    let mut failed = false;
+    let _ = visit_expressions_mut(&mut st, |e| {
+        if expr(e).is_none() {
+            failed = true;
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    (!failed).then(|| st.to_string())
+}
+
+/// `a DIV b` → `div(a, b)` (integer quotient, truncated toward zero as MySQL's), GROUP_CONCAT →
+/// string_agg. None when a GROUP_CONCAT has a form with no translation.
+fn expr(e: &mut Expr) -> Option<()> {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::MyIntegerDivide,
+            right,
+        } => {
+            let call = format!("CAST(div({left}, {right}) AS BIGINT)");
+            *e = Parser::new(&PostgreSqlDialect {})
+                .try_with_sql(&call)
+                .ok()?
+                .parse_expr()
+                .ok()?;
+        }
+        Expr::Function(f)
+            if last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case("GROUP_CONCAT")) =>
+        {
+            let FunctionArguments::List(list) = &mut f.args else {
+                return None;
+            };
+            if list.args.len() != 1 {
+                return None;
+            }
+            let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
+            let mut sep = Expr::value(Value::SingleQuotedString(",".into()));
+            let mut clauses = Vec::new();
+            for c in list.clauses.drain(..) {
+                match c {
+                    FunctionArgumentClause::Separator(v) => sep = Expr::value(v.value),
+                    FunctionArgumentClause::OrderBy(o) => {
+                        clauses.push(FunctionArgumentClause::OrderBy(o))
+                    }
+                    _ => return None,
+                }
+            }
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = list.args.remove(0) else {
+                return None;
+            };
+            // With DISTINCT, the target wants the ORDER BY among the arguments: no cast then.
+            let arg = if distinct {
+                x
+            } else {
+                Expr::Cast {
+                    kind: CastKind::Cast,
+                    expr: Box::new(x),
+                    data_type: DataType::Text,
+                    format: None,
+                }
+            };
+            list.args = vec![
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(arg)),
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(sep)),
+            ];
+            list.clauses = clauses;
+            f.name = ObjectName::from(vec![ident("string_agg")]);
+        }
+        _ => {}
+    }
+    Some(())
+}
+
+fn insert(ins: &mut Insert, ctx: &Context) -> Option<()> {
+    if ins.insert_alias.is_some() || ins.priority.is_some() {
+        return None;
+    }
+    let TableObject::TableName(tname) = &ins.table else {
+        return None;
+    };
+    let tname = tname.clone();
+    let table_name = last_name(&tname)?;
+    // INSERT … SET a = 1, b = 2 → INSERT … (a, b) VALUES (1, 2)
+    if !ins.assignments.is_empty() {
+        let mut cols = Vec::new();
+        let mut vals = Vec::new();
+        for a in ins.assignments.drain(..) {
+            let AssignmentTarget::ColumnName(c) = a.target else {
+                return None;
+            };
+            cols.push(ObjectName::from(vec![ident(&last_name(&c)?)]));
+            vals.push(a.value);
+        }
+        ins.columns = cols;
+        ins.source = Some(Box::new(Query {
+            with: None,
+            body: Box::new(SetExpr::Values(Values {
+                explicit_row: false,
+                value_keyword: false,
+                rows: vec![Parens::with_empty_span(vals)],
+            })),
+            order_by: None,
+            limit_clause: None,
+            fetch: None,
+            locks: vec![],
+            for_clause: None,
+            settings: None,
+            format_clause: None,
+            pipe_operators: vec![],
+        }));
+    }
+    let cols: Vec<String> = ins.columns.iter().filter_map(last_name).collect();
+    let table = || ctx.schema.and_then(|s| s.table(&table_name));
+    if ins.replace_into {
+        // REPLACE: the row with the same key is replaced by the new one, the columns not given
+        // taking their defaults.
+        let t = table()?;
+        let key = conflict_key(t, &cols)?;
+        let assignments = t
+            .columns
+            .iter()
+            .filter(|c| !key.iter().any(|k| k.eq_ignore_ascii_case(&c.name)))
+            .map(|c| Assignment {
+                target: AssignmentTarget::ColumnName(ObjectName::from(vec![ident(&c.name)])),
+                value: if cols.iter().any(|x| x.eq_ignore_ascii_case(&c.name)) {
+                    Expr::CompoundIdentifier(vec![ident("EXCLUDED"), ident(&c.name)])
+                } else {
+                    Expr::Identifier(ident("DEFAULT"))
+                },
+            })
+            .collect::<Vec<_>>();
+        ins.replace_into = false;
+        ins.into = true;
+        ins.on = Some(OnInsert::OnConflict(OnConflict {
+            conflict_target: Some(ConflictTarget::Columns {
+                columns: key.iter().map(|k| ident(k)).collect(),
+                predicate: None,
+            }),
+            action: if assignments.is_empty() {
+                OnConflictAction::DoNothing
+            } else {
+                OnConflictAction::DoUpdate(DoUpdate {
+                    assignments,
+                    selection: None,
+                })
+            },
+        }));
+        return Some(());
+    }
+    if ins.ignore {
+        if ins.on.is_some() {
+            return None;
+        }
+        ins.ignore = false;
+        ins.on = Some(OnInsert::OnConflict(OnConflict {
+            conflict_target: None,
+            action: OnConflictAction::DoNothing,
+        }));
+        return Some(());
+    }
+    if let Some(OnInsert::DuplicateKeyUpdate(assignments)) = &mut ins.on {
+        let t = table()?;
+        let key = conflict_key(t, &cols)?;
+        let mut out = Vec::new();
+        for a in assignments.drain(..) {
+            let AssignmentTarget::ColumnName(c) = a.target else {
+                return None;
+            };
+            let mut value = a.value;
+            let mut bad = false;
+            let _ = visit_expressions_mut(&mut value, |e| {
+                match e {
+                    // A column of the row: the existing row's, named through the table.
+                    Expr::Identifier(i) => {
+                        *e = Expr::CompoundIdentifier(vec![ident(&table_name), i.clone()]);
+                    }
+                    // VALUES(c): the row proposed for insertion.
+                    Expr::Function(f)
+                        if last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case("VALUES")) =>
+                    {
+                        let col = match &f.args {
+                            FunctionArguments::List(l) if l.args.len() == 1 => match &l.args[0] {
+                                FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(
+                                    i,
+                                ))) => Some(i.clone()),
+                                FunctionArg::Unnamed(FunctionArgExpr::Expr(
+                                    Expr::CompoundIdentifier(p),
+                                )) => p.last().cloned(),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        match col {
+                            Some(c) => {
+                                *e = Expr::CompoundIdentifier(vec![ident("EXCLUDED"), c]);
+                            }
+                            None => bad = true,
+                        }
+                    }
+                    Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. } => bad = true,
+                    _ => {}
+                }
+                ControlFlow::<()>::Continue(())
+            });
+            if bad {
+                return None;
+            }
+            out.push(Assignment {
+                target: AssignmentTarget::ColumnName(ObjectName::from(vec![ident(&last_name(
+                    &c,
+                )?)])),
+                value,
+            });
+        }
+        ins.on = Some(OnInsert::OnConflict(OnConflict {
+            conflict_target: Some(ConflictTarget::Columns {
+                columns: key.iter().map(|k| ident(k)).collect(),
+                predicate: None,
+            }),
+            action: OnConflictAction::DoUpdate(DoUpdate {
+                assignments: out,
+                selection: None,
+            }),
+        }));
+    }
+    Some(())
+}
+
+/// The name a FROM item is referred to by (its alias, else its table name).
+fn ref_name(t: &TableFactor) -> Option<String> {
+    match t {
+        TableFactor::Table { name, alias, .. } => alias
+            .as_ref()
+            .map(|a| a.name.value.clone())
+            .or_else(|| last_name(name)),
+        _ => None,
+    }
+}
+
+fn and(a: Option<Expr>, b: Option<Expr>) -> Option<Expr> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Expr::BinaryOp {
+            left: Box::new(Expr::Nested(Box::new(a))),
+            op: BinaryOperator::And,
+            right: Box::new(Expr::Nested(Box::new(b))),
+        }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The ON condition of an inner join (None: another kind of join).
+fn inner_on(j: &Join) -> Option<Expr> {
+    match &j.join_operator {
+        JoinOperator::Join(JoinConstraint::On(e)) | JoinOperator::Inner(JoinConstraint::On(e)) => {
+            Some(e.clone())
+        }
+        _ => None,
+    }
+}
+
+/// `… WHERE ctid IN (SELECT ctid FROM t WHERE … ORDER BY … LIMIT n)`.
+fn ctid_subquery(
+    from: &TableFactor,
+    selection: &Option<Expr>,
+    order_by: &[OrderByExpr],
+    limit: &Expr,
+) -> Option<Expr> {
+    let mut q = format!("ctid IN (SELECT ctid FROM {from}");
+    if let Some(w) = selection {
+        q.push_str(&format!(" WHERE {w}"));
+    }
+    if !order_by.is_empty() {
+        let o: Vec<String> = order_by.iter().map(|o| o.to_string()).collect();
+        q.push_str(&format!(" ORDER BY {}", o.join(", ")));
+    }
+    q.push_str(&format!(" LIMIT {limit})"));
+    Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(&q)
+        .ok()?
+        .parse_expr()
+        .ok()
+}
+
+fn update(up: &mut Update) -> Option<()> {
+    if up.from.is_some() {
+        return None;
+    }
+    if !up.table.joins.is_empty() {
+        if up.limit.is_some() || !up.order_by.is_empty() {
+            return None;
+        }
+        // UPDATE a JOIN b ON c SET a.x = … WHERE w → UPDATE a SET x = … FROM b WHERE c AND w: only
+        // when every assignment is to the first table.
+        let first = ref_name(&up.table.relation)?;
+        for a in &mut up.assignments {
+            let AssignmentTarget::ColumnName(c) = &a.target else {
+                return None;
+            };
+            let parts: Vec<String> =
+                c.0.iter()
+                    .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
+                    .collect();
+            match parts.as_slice() {
+                [q, col] if q.eq_ignore_ascii_case(&first) => {
+                    a.target = AssignmentTarget::ColumnName(ObjectName::from(vec![ident(col)]));
+                }
+                _ => return None,
+            }
+        }
+        let mut joins = std::mem::take(&mut up.table.joins).into_iter();
+        let j1 = joins.next()?;
+        let on = inner_on(&j1)?;
+        let rest: Vec<Join> = joins.collect();
+        if rest.iter().any(|j| inner_on(j).is_none()) {
+            return None;
+        }
+        up.from = Some(UpdateTableFromKind::AfterSet(vec![TableWithJoins {
+            relation: j1.relation,
+            joins: rest,
+        }]));
+        up.selection = and(Some(on), up.selection.take());
+        return Some(());
+    }
+    if let Some(limit) = up.limit.take() {
+        let sub = ctid_subquery(&up.table.relation, &up.selection, &up.order_by, &limit)?;
+        up.order_by.clear();
+        up.selection = Some(sub);
+    }
+    Some(())
+}
+
+fn delete(del: &mut Delete) -> Option<()> {
+    let from = match &mut del.from {
+        FromTable::WithFromKeyword(f) | FromTable::WithoutKeyword(f) => f,
+    };
+    let multi = !del.tables.is_empty() || del.using.is_some();
+    if !multi {
+        let [t] = from.as_mut_slice() else {
+            return None;
+        };
+        if !t.joins.is_empty() {
+            return None;
+        }
+        if let Some(limit) = del.limit.take() {
+            let sub = ctid_subquery(&t.relation, &del.selection, &del.order_by, &limit)?;
+            del.order_by.clear();
+            del.selection = Some(sub);
+        }
+        return Some(());
+    }
+    if del.limit.is_some() || !del.order_by.is_empty() {
+        return None;
+    }
+    // The one table rows are deleted from, and the list of tables it is found in.
+    let (target, mut list) = if !del.tables.is_empty() {
+        if del.using.is_some() || del.tables.len() != 1 {
+            return None;
+        }
+        (last_name(&del.tables[0])?, std::mem::take(from))
+    } else {
+        let [t] = from.as_slice() else {
+            return None;
+        };
+        if !t.joins.is_empty() {
+            return None;
+        }
+        (ref_name(&t.relation)?, del.using.take()?)
+    };
+    // Find the target among the items: first of a join chain, or one of a comma list.
+    let at = list
+        .iter()
+        .position(|t| ref_name(&t.relation).is_some_and(|n| n.eq_ignore_ascii_case(&target)))?;
+    let mut item = list.remove(at);
+    let mut cond = None;
+    let mut using = list;
+    if !item.joins.is_empty() {
+        let mut joins = std::mem::take(&mut item.joins).into_iter();
+        let j1 = joins.next()?;
+        cond = Some(inner_on(&j1)?);
+        let rest: Vec<Join> = joins.collect();
+        if rest.iter().any(|j| inner_on(j).is_none()) {
+            return None;
+        }
+        using.insert(
+            0,
+            TableWithJoins {
+                relation: j1.relation,
+                joins: rest,
+            },
+        );
+    }
+    if using.is_empty() {
+        return None;
+    }
+    del.tables.clear();
+    del.from = FromTable::WithFromKeyword(vec![item]);
+    del.using = Some(using);
+    del.selection = and(cond, del.selection.take());
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rewrite;
+    use crate::audit::{AuditOptions, Context};
+    use crate::schema::ddl::schema_from_ddl;
+
+    fn rw(sql: &str) -> Option<String> {
+        let profile = crate::profile::load_profile("postgres", None).expect("profile");
+        let ddl = schema_from_ddl(
+            "CREATE TABLE kv (k VARCHAR(50) NOT NULL, v VARCHAR(200) NULL, hits INT NOT NULL DEFAULT 0, PRIMARY KEY (k));",
+            "t.sql",
+        );
+        let o = AuditOptions::default();
+        let ctx = Context {
+            profile: &profile,
+            schema: Some(&ddl.schema),
+            options: &o,
+        };
+        rewrite(sql, &ctx)
+    }
+
+    #[test]
+    fn upserts() {
+        assert_eq!(
+            rw("INSERT INTO kv (k, v, hits) VALUES ('a', 'b', 5) ON DUPLICATE KEY UPDATE v = VALUES(v), hits = hits + VALUES(hits)").as_deref(),
+            Some("INSERT INTO kv (k, v, hits) VALUES ('a', 'b', 5) ON CONFLICT(k) DO UPDATE SET v = EXCLUDED.v, hits = kv.hits + EXCLUDED.hits")
+        );
+        assert_eq!(
+            rw("REPLACE INTO kv (k, v) VALUES ('a', 'b')").as_deref(),
+            Some(
+                "INSERT INTO kv (k, v) VALUES ('a', 'b') ON CONFLICT(k) DO UPDATE SET v = EXCLUDED.v, hits = DEFAULT"
+            )
+        );
+        assert_eq!(
+            rw("INSERT IGNORE INTO kv (k) VALUES ('a')").as_deref(),
+            Some("INSERT INTO kv (k) VALUES ('a') ON CONFLICT DO NOTHING")
+        );
+        assert_eq!(
+            rw("INSERT INTO kv SET k = 'a', hits = 2").as_deref(),
+            Some("INSERT INTO kv (k, hits) VALUES ('a', 2)")
+        );
+        // No key the insert gives: no rewrite.
+        assert_eq!(rw("REPLACE INTO kv (v) VALUES ('b')"), None);
+    }
+
+    #[test]
+    fn updates_and_deletes() {
+        assert_eq!(
+            rw("UPDATE t SET a = 1 WHERE b = 2 ORDER BY c LIMIT 1").as_deref(),
+            Some(
+                "UPDATE t SET a = 1 WHERE ctid IN (SELECT ctid FROM t WHERE b = 2 ORDER BY c LIMIT 1)"
+            )
+        );
+        assert_eq!(
+            rw("DELETE FROM t WHERE b = 2 LIMIT 3").as_deref(),
+            Some("DELETE FROM t WHERE ctid IN (SELECT ctid FROM t WHERE b = 2 LIMIT 3)")
+        );
+        assert_eq!(
+            rw("UPDATE o JOIN c ON c.id = o.cid SET o.note = 'x' WHERE c.tier = 'e'").as_deref(),
+            Some("UPDATE o SET note = 'x' FROM c WHERE (c.id = o.cid) AND (c.tier = 'e')")
+        );
+        // Two tables updated: the target updates one table per statement.
+        assert_eq!(
+            rw("UPDATE o JOIN c ON c.id = o.cid SET o.note = 'x', c.b = 1"),
+            None
+        );
+        assert_eq!(
+            rw("DELETE oi FROM order_items oi JOIN orders o ON o.id = oi.order_id WHERE o.status = 'p'").as_deref(),
+            Some("DELETE FROM order_items oi USING orders o WHERE (o.id = oi.order_id) AND (o.status = 'p')")
+        );
+        assert_eq!(
+            rw("DELETE FROM a USING a, b WHERE b.id = a.id").as_deref(),
+            Some("DELETE FROM a USING b WHERE b.id = a.id")
+        );
+    }
+
+    #[test]
+    fn div_and_group_concat() {
+        assert_eq!(
+            rw("SELECT stock DIV 7 FROM t").as_deref(),
+            Some("SELECT CAST(div(stock, 7) AS BIGINT) FROM t")
+        );
+        assert_eq!(
+            rw("SELECT GROUP_CONCAT(id ORDER BY id SEPARATOR ';') FROM t").as_deref(),
+            Some("SELECT string_agg(CAST(id AS TEXT), ';' ORDER BY id) FROM t")
+        );
+        assert_eq!(
+            rw("SELECT GROUP_CONCAT(DISTINCT c ORDER BY c) FROM t").as_deref(),
+            Some("SELECT string_agg(DISTINCT c, ',' ORDER BY c) FROM t")
+        );
+    }
+}
