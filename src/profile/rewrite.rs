@@ -737,12 +737,20 @@ impl Writer<'_> {
             .collect();
         let mut s = template.clone();
         s = s.replace("$*", &rendered.join(", "));
+        // `$||`: every argument as text, joined with `||` (NULL when any is, as MySQL's CONCAT).
+        let as_text: Vec<String> = rendered
+            .iter()
+            .map(|a| format!("CAST({a} AS text)"))
+            .collect();
+        s = s.replace("$||", &as_text.join(" || "));
         for (n, a) in rendered.iter().enumerate().rev() {
             s = s.replace(&format!("${}", n + 1), a);
         }
         let rule = match m.status.as_deref() {
             Some("missing") => "FN-MISSING",
             Some("syntax") => "FN-SYNTAX",
+            // A function the target has, templated for the argument types it lacks.
+            Some("same") => "FN-ARGS",
             _ => "FN-DIFFERS",
         };
         self.note(&format!("{rule}:{name}"));
