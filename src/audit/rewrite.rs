@@ -29,9 +29,14 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
     // Structural DML on the AST, then the tokens. Not when a string has backslash escapes: the tree
     // prints them unescaped, which the token rewriter would read as escapes again.
     let dml = |f: &Finding| super::rewrite_dml::handles(&f.rule, f.detail.as_deref());
-    if errors().any(dml)
+    let has = |r: &str| findings.iter().any(|f| f.rule == r);
+    let sem = super::rewrite_dml::Semantics {
+        decimal_division: has("SEM-002"),
+        case_insensitive: has("CASE-002") || has("CASE-003"),
+    };
+    if findings.iter().any(dml)
         && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))
-        && let Some(s) = super::rewrite_dml::rewrite(sql, ctx)
+        && let Some(s) = super::rewrite_dml::rewrite(sql, ctx, sem)
     {
         let rest: Vec<Finding> = findings.iter().filter(|f| !dml(f)).cloned().collect();
         return then_tokens(s, ctx, &rest, &[]);

@@ -27,6 +27,9 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "DML-007"
             | "DML-008"
             | "LEX-011"
+            | "SEM-002"
+            | "CASE-002"
+            | "CASE-003"
     ) || (rule == "FN-MISSING"
         && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
 }
@@ -55,10 +58,31 @@ fn conflict_key(table: &Table, cols: &[String]) -> Option<Vec<String>> {
         .cloned()
 }
 
+/// What the statement's findings ask of the expression pass.
+#[derive(Clone, Copy, Default)]
+pub struct Semantics {
+    /// SEM-002: an integer division, which MySQL answers in decimal.
+    pub decimal_division: bool,
+    /// CASE-002/CASE-003: a comparison or LIKE on a case-insensitive column.
+    pub case_insensitive: bool,
+}
+
 /// The statement translated, or None when it is not one of these forms (or the schema does not
 /// say what it needs).
-pub fn rewrite(sql: &str, ctx: &Context) -> Option<String> {
+pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
     let mut st = parse(sql)?;
+    // The tables the statement names, for the columns' types and collations.
+    let mut tables: Vec<&Table> = Vec::new();
+    if let Some(schema) = ctx.schema {
+        let _ = visit_relations(&st, |r| {
+            if let Some(t) = last_name(r).and_then(|n| schema.table(&n))
+                && !tables.iter().any(|x| std::ptr::eq(*x, t))
+            {
+                tables.push(t);
+            }
+            ControlFlow::<()>::Continue(())
+        });
+    }
     let ok = match &mut st {
         Statement::Insert(ins) => insert(ins, ctx),
         Statement::Update(up) => update(up),
@@ -71,9 +95,156 @@ pub fn rewrite(sql: &str, ctx: &Context) -> Option<String> {
         if expr(e).is_none() {
             failed = true;
         }
+        if sem.decimal_division {
+            division(e, &tables);
+        }
+        if sem.case_insensitive {
+            case_insensitive(e, &tables);
+        }
         ControlFlow::<()>::Continue(())
     });
     (!failed).then(|| st.to_string())
+}
+
+/// The column `e` names, when one of the statement's tables has it (and no other does).
+fn column<'a>(e: &Expr, tables: &[&'a Table]) -> Option<&'a crate::schema::Column> {
+    let name = match e {
+        Expr::Identifier(i) => &i.value,
+        Expr::CompoundIdentifier(p) => &p.last()?.value,
+        _ => return None,
+    };
+    let mut found = tables.iter().filter_map(|t| t.column(name));
+    let c = found.next()?;
+    found.next().is_none().then_some(c)
+}
+
+fn is_integer_type(base: &str) -> bool {
+    matches!(
+        base,
+        "TINYINT" | "SMALLINT" | "MEDIUMINT" | "INT" | "INTEGER" | "BIGINT"
+    )
+}
+
+/// True when `e` has an integer value (scale 0) in MySQL: an integer literal, an integer column,
+/// COUNT, SUM of one of those.
+fn integer_valued(e: &Expr, tables: &[&Table]) -> bool {
+    match e {
+        Expr::Value(v) => {
+            matches!(&v.value, Value::Number(n, _) if n.chars().all(|c| c.is_ascii_digit()))
+        }
+        Expr::Nested(x) => integer_valued(x, tables),
+        Expr::Function(f) => {
+            let name = last_name(&f.name).unwrap_or_default().to_ascii_uppercase();
+            let FunctionArguments::List(l) = &f.args else {
+                return false;
+            };
+            match (name.as_str(), l.args.as_slice()) {
+                ("COUNT", _) => true,
+                ("SUM", [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))]) => {
+                    integer_valued(x, tables)
+                }
+                _ => false,
+            }
+        }
+        _ => column(e, tables)
+            .is_some_and(|c| is_integer_type(&c.mysql_type.base) && c.mysql_type.length != Some(1)),
+    }
+}
+
+/// `a / b` of integers: MySQL answers in decimal with 4 more digits of scale, the target truncates
+/// to an integer. Written `round(CAST(a AS numeric) / b, 4)`.
+fn division(e: &mut Expr, tables: &[&Table]) {
+    if let Expr::BinaryOp {
+        left,
+        op: BinaryOperator::Divide,
+        right,
+    } = e
+        && integer_valued(left, tables)
+        && integer_valued(right, tables)
+    {
+        let text = format!("round(CAST({left} AS numeric) / {right}, 4)");
+        if let Some(x) = Parser::new(&PostgreSqlDialect {})
+            .try_with_sql(&text)
+            .ok()
+            .and_then(|mut p| p.parse_expr().ok())
+        {
+            *e = Expr::Nested(Box::new(x));
+        }
+    }
+}
+
+/// True when `e` is a column the schema says compares case-insensitively (a text column with a
+/// `_ci` collation; not ENUM/SET, which the target keeps as other types).
+fn ci_column(e: &Expr, tables: &[&Table]) -> bool {
+    column(e, tables).is_some_and(|c| {
+        c.case_insensitive() && !matches!(c.mysql_type.base.as_str(), "ENUM" | "SET")
+    })
+}
+
+fn is_string(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(v.value, Value::SingleQuotedString(_) | Value::DoubleQuotedString(_)))
+}
+
+fn lower(e: Expr) -> Expr {
+    Expr::Function(Function {
+        name: ObjectName::from(vec![ident("lower")]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(e))],
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
+}
+
+/// A `_ci` column compared with a string: `=`/`<>` on lower() of both sides, LIKE as ILIKE, IN on
+/// lower(). (Accents, which `_ci` collations also ignore, stay significant.)
+fn case_insensitive(e: &mut Expr, tables: &[&Table]) {
+    match e {
+        Expr::BinaryOp { left, op, right }
+            if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq)
+                && ((ci_column(left, tables) && is_string(right))
+                    || (is_string(left) && ci_column(right, tables))) =>
+        {
+            let l = std::mem::replace(left.as_mut(), Expr::value(Value::Null));
+            let r = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
+            **left = lower(l);
+            **right = lower(r);
+        }
+        Expr::Like {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char,
+        } if ci_column(expr, tables) && is_string(pattern) => {
+            *e = Expr::ILike {
+                negated: *negated,
+                any: false,
+                expr: expr.clone(),
+                pattern: pattern.clone(),
+                escape_char: escape_char.clone(),
+            };
+        }
+        Expr::In {
+            expr,
+            target: InTarget::List(list),
+            ..
+        } if ci_column(expr, tables) && list.iter().all(is_string) => {
+            let x = std::mem::replace(expr.as_mut(), Expr::value(Value::Null));
+            **expr = lower(x);
+            for item in list.iter_mut() {
+                let v = std::mem::replace(item, Expr::value(Value::Null));
+                *item = lower(v);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// `a DIV b` → `div(a, b)` (integer quotient, truncated toward zero as MySQL's), GROUP_CONCAT →
@@ -485,7 +656,33 @@ mod tests {
             schema: Some(&ddl.schema),
             options: &o,
         };
-        rewrite(sql, &ctx)
+        rewrite(
+            sql,
+            &ctx,
+            super::Semantics {
+                decimal_division: true,
+                case_insensitive: true,
+            },
+        )
+    }
+
+    #[test]
+    fn decimal_division_and_case_insensitive_columns() {
+        assert_eq!(
+            rw("SELECT hits / 2, 7 / 2, SUM(hits) / COUNT(*), v / 2 FROM kv").as_deref(),
+            Some(
+                "SELECT (round(CAST(hits AS NUMERIC) / 2, 4)), (round(CAST(7 AS NUMERIC) / 2, 4)), (round(CAST(SUM(hits) AS NUMERIC) / COUNT(*), 4)), v / 2 FROM kv"
+            )
+        );
+        assert_eq!(
+            rw(
+                "SELECT k FROM kv WHERE k = 'Beta' AND v LIKE 'a%' AND k IN ('A', 'b') AND hits = 2"
+            )
+            .as_deref(),
+            Some(
+                "SELECT k FROM kv WHERE lower(k) = lower('Beta') AND v ILIKE 'a%' AND lower(k) IN (lower('A'), lower('b')) AND hits = 2"
+            )
+        );
     }
 
     #[test]
