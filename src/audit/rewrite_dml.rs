@@ -185,9 +185,15 @@ fn is_string(e: &Expr) -> bool {
     matches!(e, Expr::Value(v) if matches!(v.value, Value::SingleQuotedString(_) | Value::DoubleQuotedString(_)))
 }
 
-fn lower(e: Expr) -> Expr {
+/// `lower(e)`, and `rtrim(…)` of it for a PAD SPACE column (`'a' = 'a  '` there).
+fn fold(e: Expr, pad: bool) -> Expr {
+    let l = call("lower", e);
+    if pad { call("rtrim", l) } else { l }
+}
+
+fn call(name: &str, e: Expr) -> Expr {
     Expr::Function(Function {
-        name: ObjectName::from(vec![ident("lower")]),
+        name: ObjectName::from(vec![ident(name)]),
         uses_odbc_syntax: false,
         parameters: FunctionArguments::None,
         args: FunctionArguments::List(FunctionArgumentList {
@@ -202,19 +208,22 @@ fn lower(e: Expr) -> Expr {
     })
 }
 
-/// A `_ci` column compared with a string: `=`/`<>` on lower() of both sides, LIKE as ILIKE, IN on
-/// lower(). (Accents, which `_ci` collations also ignore, stay significant.)
+/// A `_ci` column compared with a string: `=`/`<>` on lower() of both sides (rtrim'd too when the
+/// collation pads with spaces), LIKE as ILIKE, IN on lower(). (Accents, which `_ci` collations also
+/// ignore, stay significant.)
 fn case_insensitive(e: &mut Expr, tables: &[&Table]) {
+    let pad = |x: &Expr| column(x, tables).is_some_and(|c| c.pad_space());
     match e {
         Expr::BinaryOp { left, op, right }
             if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq)
                 && ((ci_column(left, tables) && is_string(right))
                     || (is_string(left) && ci_column(right, tables))) =>
         {
+            let p = pad(left) || pad(right);
             let l = std::mem::replace(left.as_mut(), Expr::value(Value::Null));
             let r = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
-            **left = lower(l);
-            **right = lower(r);
+            **left = fold(l, p);
+            **right = fold(r, p);
         }
         Expr::Like {
             negated,
@@ -236,11 +245,12 @@ fn case_insensitive(e: &mut Expr, tables: &[&Table]) {
             target: InTarget::List(list),
             ..
         } if ci_column(expr, tables) && list.iter().all(is_string) => {
+            let p = pad(expr);
             let x = std::mem::replace(expr.as_mut(), Expr::value(Value::Null));
-            **expr = lower(x);
+            **expr = fold(x, p);
             for item in list.iter_mut() {
                 let v = std::mem::replace(item, Expr::value(Value::Null));
-                *item = lower(v);
+                *item = fold(v, p);
             }
         }
         _ => {}
@@ -680,7 +690,7 @@ mod tests {
             )
             .as_deref(),
             Some(
-                "SELECT k FROM kv WHERE lower(k) = lower('Beta') AND v ILIKE 'a%' AND lower(k) IN (lower('A'), lower('b')) AND hits = 2"
+                "SELECT k FROM kv WHERE rtrim(lower(k)) = rtrim(lower('Beta')) AND v ILIKE 'a%' AND rtrim(lower(k)) IN (rtrim(lower('A')), rtrim(lower('b'))) AND hits = 2"
             )
         );
     }
