@@ -27,6 +27,9 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "DML-007"
             | "DML-008"
             | "LEX-011"
+            | "DML-011"
+            | "DML-020"
+            | "DML-021"
             | "SEM-002"
             | "CASE-002"
             | "CASE-003"
@@ -87,6 +90,10 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
         Statement::Insert(ins) => insert(ins, ctx),
         Statement::Update(up) => update(up),
         Statement::Delete(del) => delete(del),
+        Statement::Query(q) => match q.body.as_mut() {
+            SetExpr::Select(sel) => select(sel, &tables),
+            _ => Some(()),
+        },
         _ => Some(()),
     };
     ok?;
@@ -475,6 +482,61 @@ fn insert(ins: &mut Insert, ctx: &Context) -> Option<()> {
     Some(())
 }
 
+/// MySQL's SELECT extensions: `GROUP BY … WITH ROLLUP` → `GROUP BY ROLLUP (…)`, a HAVING that
+/// names a select alias → the aliased expression, HAVING with no GROUP BY nor aggregate → WHERE.
+fn select(sel: &mut Select, tables: &[&Table]) -> Option<()> {
+    if let GroupByExpr::Expressions(exprs, modifiers) = &mut sel.group_by
+        && modifiers.contains(&GroupByWithModifier::Rollup)
+    {
+        if modifiers.len() != 1 {
+            return None;
+        }
+        let items: Vec<Vec<Expr>> = exprs.drain(..).map(|e| vec![e]).collect();
+        *exprs = vec![Expr::Rollup(items)];
+        modifiers.clear();
+    }
+    let Some(having) = &mut sel.having else {
+        return Some(());
+    };
+    // Aliases of the select list, when no table of the statement has a column of that name.
+    let aliases: Vec<(String, Expr)> = sel
+        .projection
+        .iter()
+        .filter_map(|p| match p {
+            SelectItem::ExprWithAlias { expr, alias } => Some((alias.value.clone(), expr.clone())),
+            _ => None,
+        })
+        .filter(|(a, _)| !tables.iter().any(|t| t.column(a).is_some()))
+        .collect();
+    let _ = visit_expressions_mut(having, |e| {
+        if let Expr::Identifier(i) = e
+            && let Some((_, x)) = aliases
+                .iter()
+                .find(|(a, _)| a.eq_ignore_ascii_case(&i.value))
+        {
+            *e = Expr::Nested(Box::new(x.clone()));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    let grouped = !matches!(&sel.group_by, GroupByExpr::Expressions(e, _) if e.is_empty());
+    let mut calls = false;
+    let _ = visit_expressions(&sel.projection, |e| {
+        calls |= matches!(e, Expr::Function(_));
+        ControlFlow::<()>::Continue(())
+    });
+    if let Some(h) = &sel.having {
+        let _ = visit_expressions(h, |e| {
+            calls |= matches!(e, Expr::Function(_) | Expr::Subquery(_));
+            ControlFlow::<()>::Continue(())
+        });
+    }
+    if !grouped && !calls {
+        let h = sel.having.take();
+        sel.selection = and(sel.selection.take(), h);
+    }
+    Some(())
+}
+
 /// The name a FROM item is referred to by (its alias, else its table name).
 fn ref_name(t: &TableFactor) -> Option<String> {
     match t {
@@ -747,6 +809,22 @@ mod tests {
         assert_eq!(
             rw("DELETE FROM a USING a, b WHERE b.id = a.id").as_deref(),
             Some("DELETE FROM a USING b WHERE b.id = a.id")
+        );
+    }
+
+    #[test]
+    fn select_extensions() {
+        assert_eq!(
+            rw("SELECT k, SUM(hits) AS n FROM kv GROUP BY k WITH ROLLUP").as_deref(),
+            Some("SELECT k, SUM(hits) AS n FROM kv GROUP BY ROLLUP (k)")
+        );
+        assert_eq!(
+            rw("SELECT k, SUM(hits) AS n FROM kv GROUP BY k HAVING n > 2").as_deref(),
+            Some("SELECT k, SUM(hits) AS n FROM kv GROUP BY k HAVING (SUM(hits)) > 2")
+        );
+        assert_eq!(
+            rw("SELECT k, hits FROM kv WHERE v IS NULL HAVING hits > 2").as_deref(),
+            Some("SELECT k, hits FROM kv WHERE (v IS NULL) AND (hits > 2)")
         );
     }
 
