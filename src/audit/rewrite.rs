@@ -249,6 +249,20 @@ mod tests {
             full("SELECT SQL_NO_CACHE SQL_CALC_FOUND_ROWS id FROM a STRAIGHT_JOIN b ON a.x = b.x"),
             "SELECT id FROM a JOIN b ON a.x = b.x"
         );
+        assert_eq!(
+            full(
+                "SELECT DATE_FORMAT(d, '%Y-%m-%d %H:%i'), DATE_FORMAT(d, '%d %M %Y, %W at %T') FROM t"
+            ),
+            "SELECT to_char(d, 'YYYY-MM-DD HH24:MI'), to_char(d, 'DD FMMonth YYYY, FMDay\" at \"HH24:MI:SS') FROM t"
+        );
+        assert_eq!(
+            full(
+                "SELECT STR_TO_DATE('03/05/2024 14:30', '%d/%m/%Y %H:%i'), STR_TO_DATE(s, '%Y%m%d') FROM t"
+            ),
+            "SELECT CAST(to_timestamp('03/05/2024 14:30', 'DD/MM/YYYY HH24:MI') AS timestamp), to_date(s, 'YYYYMMDD') FROM t"
+        );
+        // A week number has no to_char equivalent of MySQL's: no rewrite.
+        assert_eq!(audit_rw("SELECT DATE_FORMAT(d, '%U') FROM t"), None);
         assert_eq!(full("SET NAMES utf8mb4"), "SET client_encoding = 'UTF8'");
         assert_eq!(
             full("SET CHARACTER SET utf8"),

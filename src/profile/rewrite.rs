@@ -452,6 +452,7 @@ impl Writer<'_> {
                 }
                 None
             }
+            "DATE_FORMAT" | "STR_TO_DATE" => self.date_format(i, end),
             "CAST"
                 if ["DML-017", "DML-017D", "DML-017C"]
                     .iter()
@@ -697,6 +698,52 @@ impl Writer<'_> {
         Some(("SET client_encoding = 'UTF8'".to_string(), cs + 1))
     }
 
+    /// `DATE_FORMAT(d, 'fmt')` → `to_char(d, 'pg fmt')`; `STR_TO_DATE(s, 'fmt')` → `to_date(s, …)`,
+    /// or `CAST(to_timestamp(s, …) AS timestamp)` when the format has a time. Only with a literal
+    /// format every code of which has a target equivalent.
+    fn date_format(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let name = self.text(i).to_ascii_uppercase();
+        let open = self.next_sig(i + 1, end)?;
+        if self.text(open) != "(" {
+            return None;
+        }
+        let close = self.matching(open, end)?;
+        let mut depth = 0;
+        let mut comma = None;
+        for k in open + 1..close {
+            match (self.toks[k].kind, self.text(k)) {
+                (TokenKind::Punct, "(") => depth += 1,
+                (TokenKind::Punct, ")") => depth -= 1,
+                (TokenKind::Punct, ",") if depth == 0 => {
+                    if comma.is_some() {
+                        return None;
+                    }
+                    comma = Some(k);
+                }
+                _ => {}
+            }
+        }
+        let comma = comma?;
+        let f = self.next_sig(comma + 1, close)?;
+        if self.toks[f].kind != TokenKind::String
+            || self.next_sig(f + 1, close).is_some()
+            || !self.text(f).starts_with('\'')
+        {
+            return None;
+        }
+        let lit = self.text(f);
+        let (pattern, has_time) = pg_datetime_format(&lit[1..lit.len() - 1])?;
+        let arg = self.emit(open + 1, comma);
+        let arg = arg.trim();
+        let out = match (name.as_str(), has_time) {
+            ("DATE_FORMAT", _) => format!("to_char({arg}, '{pattern}')"),
+            (_, true) => format!("CAST(to_timestamp({arg}, '{pattern}') AS timestamp)"),
+            _ => format!("to_date({arg}, '{pattern}')"),
+        };
+        self.note(&format!("FN-MISSING:{name}"));
+        Some((out, close + 1))
+    }
+
     /// A call of a function the profile gives a template for.
     fn function(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
         let name = self.text(i).to_ascii_uppercase();
@@ -756,6 +803,69 @@ impl Writer<'_> {
         self.note(&format!("{rule}:{name}"));
         Some((s, close + 1))
     }
+}
+
+/// A MySQL date format (`%Y-%m-%d %H:%i`) as a PostgreSQL to_char/to_timestamp pattern, and whether
+/// it has a time part. None when a code has no equivalent (week numbers, `%D`) or the format has a
+/// quote or backslash.
+fn pg_datetime_format(mysql: &str) -> Option<(String, bool)> {
+    let mut out = String::new();
+    let mut literal = String::new();
+    let mut time = false;
+    let flush = |out: &mut String, literal: &mut String| {
+        if literal.chars().any(|c| c.is_ascii_alphabetic()) {
+            out.push('"');
+            out.push_str(literal);
+            out.push('"');
+        } else {
+            out.push_str(literal);
+        }
+        literal.clear();
+    };
+    let mut chars = mysql.chars();
+    while let Some(c) = chars.next() {
+        if matches!(c, '\'' | '"' | '\\') {
+            return None;
+        }
+        if c != '%' {
+            literal.push(c);
+            continue;
+        }
+        let code = chars.next()?;
+        if code == '%' {
+            literal.push('%');
+            continue;
+        }
+        flush(&mut out, &mut literal);
+        let (p, t) = match code {
+            'Y' => ("YYYY", false),
+            'y' => ("YY", false),
+            'm' => ("MM", false),
+            'c' => ("FMMM", false),
+            'd' => ("DD", false),
+            'e' => ("FMDD", false),
+            'j' => ("DDD", false),
+            'M' => ("FMMonth", false),
+            'b' => ("Mon", false),
+            'W' => ("FMDay", false),
+            'a' => ("Dy", false),
+            'H' => ("HH24", true),
+            'k' => ("FMHH24", true),
+            'h' | 'I' => ("HH12", true),
+            'l' => ("FMHH12", true),
+            'i' => ("MI", true),
+            's' | 'S' => ("SS", true),
+            'f' => ("US", true),
+            'p' => ("AM", true),
+            'T' => ("HH24:MI:SS", true),
+            'r' => ("HH12:MI:SS AM", true),
+            _ => return None,
+        };
+        out.push_str(p);
+        time |= t;
+    }
+    flush(&mut out, &mut literal);
+    Some((out, time))
 }
 
 /// A MySQL string literal re-quoted the standard way: (text, changed). None when the value cannot be
