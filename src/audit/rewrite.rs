@@ -263,6 +263,26 @@ mod tests {
         );
         // A week number has no to_char equivalent of MySQL's: no rewrite.
         assert_eq!(audit_rw("SELECT DATE_FORMAT(d, '%U') FROM t"), None);
+        assert_eq!(
+            full(
+                "SELECT SUBSTRING_INDEX(e, '@', -1), TIMESTAMPDIFF(HOUR, a, b), ADDDATE(d, 7), SUBDATE(d, INTERVAL 1 DAY) FROM t"
+            ),
+            "SELECT split_part(e, '@', -1), CAST(trunc(EXTRACT(EPOCH FROM (CAST(b AS timestamp) - CAST(a AS timestamp))) / 3600) AS bigint), (d + (7) * INTERVAL '1 day'), (d - INTERVAL '1 DAY') FROM t"
+        );
+        assert_eq!(audit_rw("SELECT SUBSTRING_INDEX(e, '.', 2) FROM t"), None);
+        assert_eq!(
+            full("SELECT 1 FROM t WHERE a = 'TEA' '-001' AND b = _utf8mb4'x'"),
+            "SELECT 1 FROM t WHERE a = 'TEA'\n'-001' AND b = 'x'"
+        );
+        assert_eq!(audit_rw("SELECT _latin1'x'"), None);
+        assert_eq!(
+            full("SET time_zone = '+02:00'"),
+            "SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE"
+        );
+        assert_eq!(
+            full("SET time_zone = 'Europe/Paris'"),
+            "SET TIME ZONE 'Europe/Paris'"
+        );
         assert_eq!(full("SET NAMES utf8mb4"), "SET client_encoding = 'UTF8'");
         assert_eq!(
             full("SET CHARACTER SET utf8"),

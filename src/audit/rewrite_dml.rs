@@ -26,6 +26,7 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "DML-006"
             | "DML-007"
             | "DML-008"
+            | "LEX-010"
             | "LEX-011"
             | "DML-011"
             | "DML-020"
@@ -279,6 +280,20 @@ fn expr(e: &mut Expr) -> Option<()> {
                 .ok()?
                 .parse_expr()
                 .ok()?;
+        }
+        // a XOR b (booleans): a <> b, NULL when either is.
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Xor,
+            right,
+        } => {
+            let l = std::mem::replace(left.as_mut(), Expr::value(Value::Null));
+            let r = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
+            *e = Expr::Nested(Box::new(Expr::BinaryOp {
+                left: Box::new(Expr::Nested(Box::new(l))),
+                op: BinaryOperator::NotEq,
+                right: Box::new(Expr::Nested(Box::new(r))),
+            }));
         }
         Expr::Function(f)
             if last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case("GROUP_CONCAT")) =>
@@ -833,6 +848,10 @@ mod tests {
         assert_eq!(
             rw("SELECT stock DIV 7 FROM t").as_deref(),
             Some("SELECT CAST(div(stock, 7) AS BIGINT) FROM t")
+        );
+        assert_eq!(
+            rw("SELECT 1 FROM t WHERE (a = 1) XOR (b = 2)").as_deref(),
+            Some("SELECT 1 FROM t WHERE (((a = 1)) <> ((b = 2)))")
         );
         assert_eq!(
             rw("SELECT GROUP_CONCAT(id ORDER BY id SEPARATOR ';') FROM t").as_deref(),

@@ -45,7 +45,8 @@ const TRANSLATED: &[&str] = &[
 
 /// Rules translated occurrence by occurrence: complete when one was and none was left.
 const PER_OCCURRENCE: &[&str] = &[
-    "DML-010", "DML-017", "DML-017D", "DML-017C", "DML-017V", "CONN-003", "TXN-007",
+    "DML-010", "DML-017", "DML-017D", "DML-017C", "DML-017V", "CONN-003", "TXN-007", "LEX-021",
+    "LEX-022",
 ];
 
 /// MySQL's SELECT/INSERT/UPDATE/DELETE modifiers, which change nothing the statement returns.
@@ -363,6 +364,38 @@ impl Writer<'_> {
                         None => out.push_str(&text),
                     }
                 }
+                // 'a' 'b' on one line: the target joins adjacent literals only across a newline.
+                TokenKind::Whitespace
+                    if wanted(self.profile, "LEX-021")
+                        && !text.contains('\n')
+                        && self
+                            .prev_sig(i)
+                            .is_some_and(|p| self.toks[p].kind == TokenKind::String)
+                        && self
+                            .next_sig(i, end)
+                            .is_some_and(|n| self.toks[n].kind == TokenKind::String) =>
+                {
+                    out.push('\n');
+                    self.note("LEX-021");
+                }
+                // _utf8mb4'x': the target's strings are all in the database encoding.
+                TokenKind::Word
+                    if text.starts_with('_')
+                        && wanted(self.profile, "LEX-022")
+                        && self.toks.get(i + 1).is_some_and(|n| {
+                            n.kind == TokenKind::String && n.start == self.toks[i].end
+                        }) =>
+                {
+                    if matches!(
+                        text.to_ascii_lowercase().as_str(),
+                        "_utf8" | "_utf8mb4" | "_utf8mb3"
+                    ) {
+                        self.note("LEX-022");
+                    } else {
+                        self.miss("LEX-022");
+                        out.push_str(&text);
+                    }
+                }
                 TokenKind::Comment if text.starts_with('#') && wanted(self.profile, "LEX-004") => {
                     out.push_str("--");
                     out.push_str(&text[1..]);
@@ -427,11 +460,14 @@ impl Writer<'_> {
                 None
             }
             // SET [SESSION] tx_isolation = 'REPEATABLE-READ' → SET SESSION CHARACTERISTICS AS …
-            "SET" if i == self.next_sig(0, end)? => self.session_isolation(i, end).or_else(|| {
-                wanted(self.profile, "CONN-003")
-                    .then(|| self.session_charset(i, end))
-                    .flatten()
-            }),
+            "SET" if i == self.next_sig(0, end)? => self
+                .session_isolation(i, end)
+                .or_else(|| {
+                    wanted(self.profile, "CONN-003")
+                        .then(|| self.session_charset(i, end))
+                        .flatten()
+                })
+                .or_else(|| self.session_time_zone(i, end)),
             // START TRANSACTION WITH CONSISTENT SNAPSHOT → … ISOLATION LEVEL REPEATABLE READ (the
             // snapshot is taken at the first statement rather than at START).
             "START" if i == self.next_sig(0, end)? && wanted(self.profile, "TXN-007") => {
@@ -453,6 +489,9 @@ impl Writer<'_> {
                 None
             }
             "DATE_FORMAT" | "STR_TO_DATE" => self.date_format(i, end),
+            "SUBSTRING_INDEX" | "TIMESTAMPDIFF" | "ADDDATE" | "SUBDATE" => {
+                self.date_and_string_calls(i, end)
+            }
             "CAST"
                 if ["DML-017", "DML-017D", "DML-017C"]
                     .iter()
@@ -666,6 +705,64 @@ impl Writer<'_> {
         ))
     }
 
+    /// `SET [SESSION] time_zone = '+02:00' | 'Europe/Paris' | 'SYSTEM'` (alone in its statement) →
+    /// `SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE` (an offset keeps its sign: a POSIX string
+    /// would invert it), `SET TIME ZONE 'Europe/Paris'`, `SET TIME ZONE LOCAL`.
+    fn session_time_zone(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let mut k = self.next_sig(i + 1, end)?;
+        if self.word_is(k, "SESSION") || self.word_is(k, "LOCAL") {
+            k = self.next_sig(k + 1, end)?;
+        }
+        let mut var = String::new();
+        let mut eq = k;
+        while !matches!(self.text(eq), "=" | ":=") {
+            var.push_str(&self.text(eq).to_ascii_lowercase());
+            eq = self.next_sig(eq + 1, end)?;
+        }
+        let var = var
+            .strip_prefix("@@session.")
+            .or_else(|| var.strip_prefix("@@"))
+            .unwrap_or(&var);
+        if var != "time_zone" {
+            return None;
+        }
+        let value = self.next_sig(eq + 1, end)?;
+        if self.toks[value].kind != TokenKind::String {
+            return None;
+        }
+        if self
+            .next_sig(value + 1, end)
+            .is_some_and(|r| self.text(r) != ";")
+        {
+            return None;
+        }
+        let v = self.text(value);
+        if v.len() < 2 {
+            return None;
+        }
+        let v = &v[1..v.len() - 1];
+        let b = v.as_bytes();
+        let offset = b.len() == 6
+            && matches!(b[0], b'+' | b'-')
+            && b[1..3].iter().all(u8::is_ascii_digit)
+            && b[3] == b':'
+            && b[4..6].iter().all(u8::is_ascii_digit);
+        let out = if offset {
+            format!("SET TIME ZONE INTERVAL '{v}' HOUR TO MINUTE")
+        } else if v.eq_ignore_ascii_case("SYSTEM") {
+            "SET TIME ZONE LOCAL".to_string()
+        } else if !v.is_empty()
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'))
+        {
+            format!("SET TIME ZONE '{v}'")
+        } else {
+            return None;
+        };
+        self.note("CONN-002:TIME_ZONE");
+        Some((out, value + 1))
+    }
+
     /// `SET NAMES utf8mb4` / `SET CHARACTER SET utf8mb4` (also utf8, utf8mb3) as the whole statement:
     /// the client encoding, which is what they set for the session.
     fn session_charset(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
@@ -698,6 +795,83 @@ impl Writer<'_> {
         Some(("SET client_encoding = 'UTF8'".to_string(), cs + 1))
     }
 
+    /// The top-level arguments of the call whose name is at `i`: (index of `)`, argument ranges).
+    fn call_args(&self, i: usize, end: usize) -> Option<(usize, Vec<(usize, usize)>)> {
+        let open = self.next_sig(i + 1, end)?;
+        if self.text(open) != "(" {
+            return None;
+        }
+        let close = self.matching(open, end)?;
+        let mut args = Vec::new();
+        let (mut depth, mut start) = (0, open + 1);
+        for k in open + 1..close {
+            match (self.toks[k].kind, self.text(k)) {
+                (TokenKind::Punct, "(") => depth += 1,
+                (TokenKind::Punct, ")") => depth -= 1,
+                (TokenKind::Punct, ",") if depth == 0 => {
+                    args.push((start, k));
+                    start = k + 1;
+                }
+                _ => {}
+            }
+        }
+        args.push((start, close));
+        Some((close, args))
+    }
+
+    /// `SUBSTRING_INDEX(s, d, 1 | -1)` → `split_part(s, d, n)`; `TIMESTAMPDIFF(unit, a, b)` → whole
+    /// units of `b - a` (truncated toward zero, as MySQL); `ADDDATE/SUBDATE(d, n)` (days) and
+    /// `(d, INTERVAL …)`.
+    fn date_and_string_calls(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let name = self.text(i).to_ascii_uppercase();
+        let (close, args) = self.call_args(i, end)?;
+        let rendered: Vec<String> = args
+            .iter()
+            .map(|&(a, b)| self.emit(a, b).trim().to_string())
+            .collect();
+        let out = match (name.as_str(), rendered.as_slice()) {
+            ("SUBSTRING_INDEX", [s, d, n]) if n == "1" || n == "-1" => {
+                format!("split_part({s}, {d}, {n})")
+            }
+            ("TIMESTAMPDIFF", [unit, a, b]) => {
+                let (a, b) = (
+                    format!("CAST({a} AS timestamp)"),
+                    format!("CAST({b} AS timestamp)"),
+                );
+                let secs = |n: u64| {
+                    format!("CAST(trunc(EXTRACT(EPOCH FROM ({b} - {a})) / {n}) AS bigint)")
+                };
+                let months = |n: u64| {
+                    format!(
+                        "CAST(trunc((EXTRACT(YEAR FROM age({b}, {a})) * 12 + EXTRACT(MONTH FROM age({b}, {a}))) / {n}) AS bigint)"
+                    )
+                };
+                match unit.to_ascii_uppercase().as_str() {
+                    "SECOND" => secs(1),
+                    "MINUTE" => secs(60),
+                    "HOUR" => secs(3600),
+                    "DAY" => secs(86400),
+                    "WEEK" => secs(604800),
+                    "MONTH" => months(1),
+                    "QUARTER" => months(3),
+                    "YEAR" => months(12),
+                    _ => return None,
+                }
+            }
+            ("ADDDATE" | "SUBDATE", [d, x]) => {
+                let op = if name == "ADDDATE" { "+" } else { "-" };
+                if x.to_ascii_uppercase().contains("INTERVAL") {
+                    format!("({d} {op} {x})")
+                } else {
+                    format!("({d} {op} ({x}) * INTERVAL '1 day')")
+                }
+            }
+            _ => return None,
+        };
+        self.note(&format!("FN-MISSING:{name}"));
+        Some((out, close + 1))
+    }
+
     /// `DATE_FORMAT(d, 'fmt')` → `to_char(d, 'pg fmt')`; `STR_TO_DATE(s, 'fmt')` → `to_date(s, …)`,
     /// or `CAST(to_timestamp(s, …) AS timestamp)` when the format has a time. Only with a literal
     /// format every code of which has a target equivalent.
@@ -728,6 +902,7 @@ impl Writer<'_> {
         if self.toks[f].kind != TokenKind::String
             || self.next_sig(f + 1, close).is_some()
             || !self.text(f).starts_with('\'')
+            || self.text(f).len() < 2
         {
             return None;
         }
