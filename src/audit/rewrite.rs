@@ -33,13 +33,26 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
     let sem = super::rewrite_dml::Semantics {
         decimal_division: has("SEM-002"),
         case_insensitive: has("CASE-002") || has("CASE-003"),
+        booleans: has("SEM-015"),
     };
     if findings.iter().any(dml)
         && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))
         && let Some(s) = super::rewrite_dml::rewrite(sql, ctx, sem)
     {
-        let rest: Vec<Finding> = findings.iter().filter(|f| !dml(f)).cloned().collect();
-        return then_tokens(s, ctx, &rest, &[]);
+        // SEM-015 has many forms: translated only when the audit finds none left in the result
+        // (checked when the result still reads as MySQL).
+        let booleans_left = sem.booleans
+            && (super::ast::parse(&s).is_none()
+                || super::detect(&s, ctx).0.iter().any(|h| h.rule == "SEM-015"));
+        let rest: Vec<Finding> = findings
+            .iter()
+            .filter(|f| !dml(f) || (f.rule == "SEM-015" && booleans_left))
+            .cloned()
+            .collect();
+        // Incomplete: the token rewriter alone may still do it.
+        if let Some(r) = then_tokens(s, ctx, &rest, &[]) {
+            return Some(r);
+        }
     }
     rewrite_with(sql, ctx.profile, findings)
         .filter(|r| r.complete)

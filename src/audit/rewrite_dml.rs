@@ -28,6 +28,8 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "DML-008"
             | "LEX-010"
             | "LEX-011"
+            | "DML-018"
+            | "SEM-015"
             | "DML-011"
             | "DML-020"
             | "DML-021"
@@ -69,6 +71,8 @@ pub struct Semantics {
     pub decimal_division: bool,
     /// CASE-002/CASE-003: a comparison or LIKE on a case-insensitive column.
     pub case_insensitive: bool,
+    /// SEM-015: a TINYINT(1) column, boolean on the target, used as a number.
+    pub booleans: bool,
 }
 
 /// The statement translated, or None when it is not one of these forms (or the schema does not
@@ -88,8 +92,8 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
         });
     }
     let ok = match &mut st {
-        Statement::Insert(ins) => insert(ins, ctx),
-        Statement::Update(up) => update(up),
+        Statement::Insert(ins) => insert(ins, ctx, sem.booleans),
+        Statement::Update(up) => update(up, &tables, sem.booleans),
         Statement::Delete(del) => delete(del),
         Statement::Query(q) => match q.body.as_mut() {
             SetExpr::Select(sel) => select(sel, &tables),
@@ -109,6 +113,9 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
         if sem.case_insensitive {
             case_insensitive(e, &tables);
         }
+        if sem.booleans {
+            booleans(e, &tables);
+        }
         ControlFlow::<()>::Continue(())
     });
     (!failed).then(|| st.to_string())
@@ -124,6 +131,81 @@ fn column<'a>(e: &Expr, tables: &[&'a Table]) -> Option<&'a crate::schema::Colum
     let mut found = tables.iter().filter_map(|t| t.column(name));
     let c = found.next()?;
     found.next().is_none().then_some(c)
+}
+
+/// True when `e` is a column MySQL declares TINYINT(1)/BOOL, which the target has as boolean.
+fn bool_column(e: &Expr, tables: &[&Table]) -> bool {
+    column(e, tables).is_some_and(|c| {
+        (c.mysql_type.base == "TINYINT" && c.mysql_type.length == Some(1))
+            || matches!(c.mysql_type.base.as_str(), "BOOL" | "BOOLEAN")
+    })
+}
+
+/// `0`/`1` as `false`/`true`.
+fn bool_literal(e: &Expr) -> Option<Expr> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) if n == "0" => Some(Expr::value(Value::Boolean(false))),
+            Value::Number(n, _) if n == "1" => Some(Expr::value(Value::Boolean(true))),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn cast_integer(e: Expr) -> Expr {
+    Expr::Cast {
+        kind: CastKind::Cast,
+        expr: Box::new(e),
+        data_type: DataType::Integer(None),
+        format: None,
+    }
+}
+
+/// A boolean (TINYINT(1)) column used as a number: compared with 0/1 → with false/true; in
+/// arithmetic or SUM/AVG → CAST(col AS INTEGER).
+fn booleans(e: &mut Expr, tables: &[&Table]) {
+    match e {
+        Expr::BinaryOp { left, op, right } => {
+            if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq) {
+                if bool_column(left, tables)
+                    && let Some(b) = bool_literal(right)
+                {
+                    **right = b;
+                } else if bool_column(right, tables)
+                    && let Some(b) = bool_literal(left)
+                {
+                    **left = b;
+                }
+            } else if matches!(
+                op,
+                BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+            ) {
+                for side in [left, right] {
+                    if bool_column(side, tables) {
+                        let x = std::mem::replace(side.as_mut(), Expr::value(Value::Null));
+                        **side = cast_integer(x);
+                    }
+                }
+            }
+        }
+        Expr::Function(f)
+            if last_name(&f.name)
+                .is_some_and(|n| matches!(n.to_ascii_uppercase().as_str(), "SUM" | "AVG")) =>
+        {
+            if let FunctionArguments::List(l) = &mut f.args
+                && let [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] = l.args.as_mut_slice()
+                && bool_column(x, tables)
+            {
+                let v = std::mem::replace(x, Expr::value(Value::Null));
+                *x = cast_integer(v);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn is_integer_type(base: &str) -> bool {
@@ -342,7 +424,7 @@ fn expr(e: &mut Expr) -> Option<()> {
     Some(())
 }
 
-fn insert(ins: &mut Insert, ctx: &Context) -> Option<()> {
+fn insert(ins: &mut Insert, ctx: &Context, booleans: bool) -> Option<()> {
     if ins.insert_alias.is_some() || ins.priority.is_some() {
         return None;
     }
@@ -382,6 +464,31 @@ fn insert(ins: &mut Insert, ctx: &Context) -> Option<()> {
     }
     let cols: Vec<String> = ins.columns.iter().filter_map(last_name).collect();
     let table = || ctx.schema.and_then(|s| s.table(&table_name));
+    // VALUES rows: NULL or 0 into an AUTO_INCREMENT column asks MySQL for the next value (DEFAULT
+    // here); 0/1 into a TINYINT(1) column is false/true.
+    if let Some(t) = table()
+        && let Some(src) = &mut ins.source
+        && let SetExpr::Values(values) = src.body.as_mut()
+    {
+        for (j, c) in cols.iter().enumerate() {
+            let Some(col) = t.column(c) else { continue };
+            let boolean = (col.mysql_type.base == "TINYINT" && col.mysql_type.length == Some(1))
+                || matches!(col.mysql_type.base.as_str(), "BOOL" | "BOOLEAN");
+            for row in values.rows.iter_mut() {
+                let Some(v) = row.get_mut(j) else { continue };
+                let zero_or_null = matches!(v, Expr::Value(x) if matches!(&x.value, Value::Null)
+                    || matches!(&x.value, Value::Number(n, _) if n == "0"));
+                if col.auto_increment && zero_or_null {
+                    *v = Expr::Identifier(ident("DEFAULT"));
+                } else if booleans
+                    && boolean
+                    && let Some(b) = bool_literal(v)
+                {
+                    *v = b;
+                }
+            }
+        }
+    }
     if ins.replace_into {
         // REPLACE: the row with the same key is replaced by the new one, the columns not given
         // taking their defaults.
@@ -607,9 +714,20 @@ fn ctid_subquery(
         .ok()
 }
 
-fn update(up: &mut Update) -> Option<()> {
+fn update(up: &mut Update, tables: &[&Table], booleans: bool) -> Option<()> {
     if up.from.is_some() {
         return None;
+    }
+    if booleans {
+        for a in &mut up.assignments {
+            if let AssignmentTarget::ColumnName(c) = &a.target
+                && let Some(name) = last_name(c)
+                && bool_column(&Expr::Identifier(ident(&name)), tables)
+                && let Some(b) = bool_literal(&a.value)
+            {
+                a.value = b;
+            }
+        }
     }
     if !up.table.joins.is_empty() {
         if up.limit.is_some() || !up.order_by.is_empty() {
@@ -734,7 +852,8 @@ mod tests {
     fn rw(sql: &str) -> Option<String> {
         let profile = crate::profile::load_profile("postgres", None).expect("profile");
         let ddl = schema_from_ddl(
-            "CREATE TABLE kv (k VARCHAR(50) NOT NULL, v VARCHAR(200) NULL, hits INT NOT NULL DEFAULT 0, PRIMARY KEY (k));",
+            "CREATE TABLE kv (k VARCHAR(50) NOT NULL, v VARCHAR(200) NULL, hits INT NOT NULL DEFAULT 0, PRIMARY KEY (k));
+             CREATE TABLE c (id INT NOT NULL AUTO_INCREMENT, on_ TINYINT(1) NOT NULL, PRIMARY KEY (id));",
             "t.sql",
         );
         let o = AuditOptions::default();
@@ -749,6 +868,7 @@ mod tests {
             super::Semantics {
                 decimal_division: true,
                 case_insensitive: true,
+                booleans: true,
             },
         )
     }
@@ -824,6 +944,24 @@ mod tests {
         assert_eq!(
             rw("DELETE FROM a USING a, b WHERE b.id = a.id").as_deref(),
             Some("DELETE FROM a USING b WHERE b.id = a.id")
+        );
+    }
+
+    #[test]
+    fn booleans_and_identity() {
+        assert_eq!(
+            rw("SELECT id, on_ + 0, SUM(on_) FROM c WHERE on_ = 1").as_deref(),
+            Some(
+                "SELECT id, CAST(on_ AS INTEGER) + 0, SUM(CAST(on_ AS INTEGER)) FROM c WHERE on_ = true"
+            )
+        );
+        assert_eq!(
+            rw("UPDATE c SET on_ = 0 WHERE id = 1").as_deref(),
+            Some("UPDATE c SET on_ = false WHERE id = 1")
+        );
+        assert_eq!(
+            rw("INSERT INTO c (id, on_) VALUES (NULL, 1), (0, 0)").as_deref(),
+            Some("INSERT INTO c (id, on_) VALUES (DEFAULT, true), (DEFAULT, false)")
         );
     }
 
