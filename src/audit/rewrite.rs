@@ -33,7 +33,7 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
     let sem = super::rewrite_dml::Semantics {
         decimal_division: has("SEM-002"),
         case_insensitive: has("CASE-002") || has("CASE-003"),
-        booleans: has("SEM-015"),
+        booleans: has("SEM-015") || findings.iter().any(|f| f.rule == "FN-ARGS" && dml(f)),
     };
     if findings.iter().any(dml)
         && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))
@@ -43,10 +43,15 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
         // (checked when the result still reads as MySQL).
         let booleans_left = sem.booleans
             && (super::ast::parse(&s).is_none()
-                || super::detect(&s, ctx).0.iter().any(|h| h.rule == "SEM-015"));
+                || super::detect(&s, ctx)
+                    .0
+                    .iter()
+                    .any(|h| matches!(h.rule.as_str(), "SEM-015" | "FN-ARGS")));
         let rest: Vec<Finding> = findings
             .iter()
-            .filter(|f| !dml(f) || (f.rule == "SEM-015" && booleans_left))
+            .filter(|f| {
+                !dml(f) || (matches!(f.rule.as_str(), "SEM-015" | "FN-ARGS") && booleans_left)
+            })
             .cloned()
             .collect();
         // Incomplete: the token rewriter alone may still do it.

@@ -36,8 +36,13 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "SEM-002"
             | "CASE-002"
             | "CASE-003"
-    ) || (rule == "FN-MISSING"
-        && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
+    ) || (rule == "FN-ARGS"
+        && detail.is_some_and(|d| {
+            let d = d.to_ascii_lowercase();
+            d.starts_with("sum(boolean") || d.starts_with("avg(boolean")
+        }))
+        || (rule == "FN-MISSING"
+            && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
 }
 
 fn ident(s: &str) -> Ident {
