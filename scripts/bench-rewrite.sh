@@ -8,6 +8,9 @@
 #
 # sqlglot lives in a venv outside the repository (benchmark only): SQLGLOT_VENV, default
 # /work/venv-sqlglot (created with `python3 -m venv` and `pip install sqlglot` when missing).
+#
+# BENCH_PROFILE=debug uses the debug build (a shared machine with no room for a release build); the
+# figures are the same, only slower to get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${SQLGLOT_VENV:-/work/venv-sqlglot}
@@ -16,13 +19,18 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$VENV/bin/pip" install -q sqlglot
 fi
 bash scripts/setup-servers.sh >/dev/null
-cargo build --release --locked -q
+if [ "${BENCH_PROFILE:-release}" = debug ]; then
+    BUILD=(--locked) BIN=./target/debug/cutover
+else
+    BUILD=(--release --locked) BIN=./target/release/cutover
+fi
+cargo build "${BUILD[@]}" -q
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 for f in corpora/compat/statements/*.sql; do
     name=$(basename "$f" .sql)
     # Exit 1 means "the audit found failing statements": expected here.
-    ./target/release/cutover audit --target postgres --schema corpora/compat/schema.mysql.sql \
+    "$BIN" audit --target postgres --schema corpora/compat/schema.mysql.sql \
         --format json "$f" -o "$OUT/$name.json" || [ $? -eq 1 ]
 done
 "$VENV/bin/python" - "$OUT" > "$OUT/peer.tsv" <<'PY'
@@ -46,5 +54,5 @@ for name in sorted(os.listdir(out)):
 PY
 echo "sqlglot $("$VENV/bin/python" -c 'import sqlglot; print(sqlglot.__version__)'): $(grep -c . "$OUT/peer.tsv") statements transpiled" >&2
 CUTOVER_PEER_REWRITES="$OUT/peer.tsv" CUTOVER_REWRITE_RESULTS="${CUTOVER_REWRITE_RESULTS:-$OUT/results.tsv}" \
-    cargo test --release --locked --test rewrite_accuracy -- --nocapture 2>&1 |
+    cargo test "${BUILD[@]}" --test rewrite_accuracy -- --nocapture 2>&1 |
     grep -E '^(cutover|sqlglot|  [a-z_]+):|test result|panicked'

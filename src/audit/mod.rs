@@ -12,8 +12,9 @@ pub mod emit;
 mod input;
 mod lexical;
 mod live;
-#[cfg(test)]
 mod rewrite;
+mod rewrite_ddl;
+mod rewrite_dml;
 mod run;
 mod timeseries;
 mod tokens;
@@ -483,9 +484,7 @@ pub fn audit_statement(
     let rewrite = if verdict == Verdict::Ok {
         None
     } else {
-        crate::profile::rewrite::rewrite_with(&st.sample, ctx.profile, &findings)
-            .filter(|r| r.complete)
-            .map(|r| r.sql)
+        rewrite::statement_rewrite(&st.sample, ctx, &findings)
     };
     StatementAudit {
         ordinal,

@@ -1,10 +1,160 @@
 //! The audit's use of the profile's rewriter ([`crate::profile::rewrite`]): a statement rewritten with
 //! its own findings.
 
-use super::{Context, StatementOrigin, detect, judge};
-use crate::profile::rewrite::{Rewrite, rewrite_with};
+use super::emit::literal::{LiteralNotes, code_tokens, ident_name, target_ident, word};
+use super::emit::table;
+use super::{Context, Finding};
+#[cfg(test)]
+use super::{StatementOrigin, detect, judge};
+use crate::profile::Severity;
+#[cfg(test)]
+use crate::profile::rewrite::Rewrite;
+use crate::profile::rewrite::rewrite_with;
+use crate::schema::ddl::table_from_statement;
+use std::collections::HashSet;
+
+/// The audit's rewrite of a statement it does not pass as it is: a whole-statement translation of
+/// what the token rewriter cannot do (a `CREATE TABLE` through the `--emit-sql` table translator),
+/// else the profile's token rewriter, kept only when complete.
+pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String> {
+    if let Some(s) = create_table(sql, ctx, findings) {
+        return Some(s);
+    }
+    let errors = || findings.iter().filter(|f| f.severity == Severity::Error);
+    if errors().any(|f| super::rewrite_ddl::RULES.contains(&f.rule.as_str()))
+        && let Some(s) = super::rewrite_ddl::rewrite(sql, ctx)
+    {
+        return then_tokens(s, ctx, findings, super::rewrite_ddl::RULES);
+    }
+    // Structural DML on the AST, then the tokens. Not when a string has backslash escapes: the tree
+    // prints them unescaped, which the token rewriter would read as escapes again.
+    let dml = |f: &Finding| super::rewrite_dml::handles(&f.rule, f.detail.as_deref());
+    let has = |r: &str| findings.iter().any(|f| f.rule == r);
+    let sem = super::rewrite_dml::Semantics {
+        decimal_division: has("SEM-002"),
+        case_insensitive: has("CASE-002") || has("CASE-003"),
+        booleans: has("SEM-015") || findings.iter().any(|f| f.rule == "FN-ARGS" && dml(f)),
+    };
+    if findings.iter().any(dml)
+        && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))
+        && let Some(s) = super::rewrite_dml::rewrite(sql, ctx, sem)
+    {
+        // SEM-015 has many forms: translated only when the audit finds none left in the result
+        // (checked when the result still reads as MySQL).
+        let booleans_left = sem.booleans
+            && (super::ast::parse(&s).is_none()
+                || super::detect(&s, ctx)
+                    .0
+                    .iter()
+                    .any(|h| matches!(h.rule.as_str(), "SEM-015" | "FN-ARGS")));
+        let rest: Vec<Finding> = findings
+            .iter()
+            .filter(|f| {
+                !dml(f) || (matches!(f.rule.as_str(), "SEM-015" | "FN-ARGS") && booleans_left)
+            })
+            .cloned()
+            .collect();
+        // Incomplete: the token rewriter alone may still do it.
+        if let Some(r) = then_tokens(s, ctx, &rest, &[]) {
+            return Some(r);
+        }
+    }
+    rewrite_with(sql, ctx.profile, findings)
+        .filter(|r| r.complete)
+        .map(|r| r.sql)
+}
+
+/// `sql`, already translated for the rules `done`, through the token rewriter for the statement's
+/// other findings: None when one of those stays untranslated.
+fn then_tokens(sql: String, ctx: &Context, findings: &[Finding], done: &[&str]) -> Option<String> {
+    let rest: Vec<Finding> = findings
+        .iter()
+        .filter(|f| !done.contains(&f.rule.as_str()))
+        .cloned()
+        .collect();
+    if rest.is_empty() {
+        return Some(sql);
+    }
+    match rewrite_with(&sql, ctx.profile, &rest) {
+        Some(r) => r.complete.then_some(r.sql),
+        None => (!rest.iter().any(|f| f.severity == Severity::Error)).then_some(sql),
+    }
+}
+
+/// `CREATE TABLE` written the way `--emit-sql` writes it (the profile's type map, identity, CHECK for
+/// ENUM, inline indexes as CREATE INDEX, COMMENT ON, the update trigger, foreign keys inline in the
+/// same block), or `CREATE TABLE a LIKE b` as `CREATE TABLE a (LIKE b INCLUDING ALL)`. None when the
+/// translator leaves something out that changes what the table holds (a zero-date default, a
+/// FULLTEXT or SPATIAL index, an ON UPDATE it cannot write) or a finding is not about the table's
+/// definition (a function in a default or generated column).
+fn create_table(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String> {
+    let src = sql.as_bytes();
+    let toks = code_tokens(src);
+    let code: Vec<_> = toks
+        .iter()
+        .filter(|t| !matches!(t.kind, crate::sql::lexer::TokenKind::Whitespace))
+        .collect();
+    let w = |i: usize| code.get(i).map(|t| word(t, src)).unwrap_or_default();
+    let temporary = w(1) == "TEMPORARY";
+    let at = if temporary { 2 } else { 1 };
+    if w(0) != "CREATE" || w(at) != "TABLE" {
+        return None;
+    }
+    if findings
+        .iter()
+        .any(|f| f.severity == Severity::Error && f.rule.starts_with("FN-"))
+    {
+        return None;
+    }
+    let create = if temporary {
+        "CREATE TEMPORARY TABLE "
+    } else {
+        "CREATE TABLE "
+    };
+    // CREATE TABLE [IF NOT EXISTS] a LIKE b
+    let mut n = at + 1;
+    let mut if_not_exists = "";
+    if w(n) == "IF" && w(n + 1) == "NOT" && w(n + 2) == "EXISTS" {
+        n += 3;
+        if_not_exists = "IF NOT EXISTS ";
+    }
+    if w(n + 1) == "LIKE" && code.len() <= n + 3 + usize::from(w(n + 3) == ";") {
+        let (a, b) = (code.get(n)?, code.get(n + 2)?);
+        return Some(format!(
+            "{create}{if_not_exists}{} (LIKE {} INCLUDING ALL)",
+            target_ident(&ident_name(a, src)),
+            target_ident(&ident_name(b, src))
+        ));
+    }
+    let (t, _) = table_from_statement(sql)?;
+    let mut notes = LiteralNotes::default();
+    let tr = table::translate(sql, &t, ctx.profile, &mut HashSet::new(), &mut notes)?;
+    if notes.zero_dates > 0
+        || notes.nul_bytes > 0
+        || tr
+            .notes
+            .iter()
+            .any(|n| !n.contains("table options dropped") && !n.contains(": SET("))
+    {
+        return None;
+    }
+    let mut stmts = tr.now;
+    if temporary && let Some(first) = stmts.first_mut() {
+        *first = first.replacen("CREATE TABLE ", create, 1);
+    }
+    stmts.extend(tr.foreign_keys);
+    // The identity's start, when the table sets one (AUTO_INCREMENT=n); the reset is a no-op else.
+    stmts.extend(
+        tr.resets
+            .into_iter()
+            .filter(|r| !r.contains(", 1), false)"))
+            .map(|r| r.replacen("SELECT ", "PERFORM ", 1)),
+    );
+    super::rewrite_ddl::one_statement(stmts)
+}
 
 /// Rewrites `sql`, computing its findings first.
+#[cfg(test)]
 pub fn rewrite(sql: &str, ctx: &Context) -> Option<Rewrite> {
     let (hits, _) = detect(sql, ctx);
     let origin = StatementOrigin {
@@ -18,8 +168,48 @@ pub fn rewrite(sql: &str, ctx: &Context) -> Option<Rewrite> {
 
 #[cfg(test)]
 mod tests {
-    use super::rewrite;
-    use crate::audit::with_postgres;
+    use super::{rewrite, statement_rewrite};
+    use crate::audit::{StatementOrigin, detect, judge, with_postgres};
+
+    /// The audit's rewrite of `sql` (None: none, or not complete).
+    fn audit_rw(sql: &str) -> Option<String> {
+        with_postgres(|ctx| {
+            let (hits, _) = detect(sql, ctx);
+            let origin = StatementOrigin {
+                file: String::new(),
+                line: 1,
+                column: 1,
+            };
+            let (findings, _) = judge(&hits, sql, &origin, ctx.profile);
+            statement_rewrite(sql, ctx, &findings)
+        })
+    }
+
+    #[test]
+    fn translates_create_table() {
+        let out = audit_rw(
+            "CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT, code VARCHAR(20) NOT NULL, PRIMARY KEY (id), KEY idx_code (code)) ENGINE=InnoDB",
+        )
+        .unwrap_or_default();
+        assert!(
+            out.starts_with("DO $cutover_rw$ BEGIN\nCREATE TABLE t ("),
+            "{out}"
+        );
+        assert!(out.contains("GENERATED BY DEFAULT AS IDENTITY"), "{out}");
+        assert!(out.contains("CREATE INDEX idx_code ON t (code)"), "{out}");
+        assert_eq!(
+            audit_rw("CREATE TABLE t2 LIKE customers").as_deref(),
+            Some("CREATE TABLE t2 (LIKE customers INCLUDING ALL)")
+        );
+        let tmp = audit_rw("CREATE TEMPORARY TABLE tt (id INT UNSIGNED NOT NULL PRIMARY KEY)")
+            .unwrap_or_default();
+        assert!(tmp.starts_with("CREATE TEMPORARY TABLE tt ("), "{tmp}");
+        // A zero-date default cannot be kept: no rewrite.
+        assert_eq!(
+            audit_rw("CREATE TABLE z (id INT PRIMARY KEY, d DATE NOT NULL DEFAULT '0000-00-00')"),
+            None
+        );
+    }
 
     fn rw(sql: &str) -> (String, bool) {
         with_postgres(|ctx| {
@@ -50,6 +240,77 @@ mod tests {
         );
         assert_eq!(rw("SELECT 1 FROM DUAL").0.trim_end(), "SELECT 1");
         assert!(rw("SELECT `a` FROM t").1);
+    }
+
+    #[test]
+    fn translates_casts_modifiers_and_session_statements() {
+        let full = |sql: &str| audit_rw(sql).unwrap_or_default();
+        assert_eq!(
+            full(
+                "SELECT CAST(a AS SIGNED), CAST(b AS UNSIGNED INTEGER), CAST(c AS CHAR), CAST(d AS CHAR(3)) FROM t"
+            ),
+            "SELECT CAST(a AS BIGINT), CAST(b AS NUMERIC(20)), CAST(c AS TEXT), CAST(d AS VARCHAR(3)) FROM t"
+        );
+        assert_eq!(
+            full("SELECT CAST(x AS DATETIME), CAST(y AS DOUBLE), CAST(z AS BINARY) FROM t"),
+            "SELECT CAST(x AS TIMESTAMP), CAST(y AS DOUBLE PRECISION), CAST(z AS BYTEA) FROM t"
+        );
+        assert_eq!(
+            full(
+                "SELECT CONVERT(p, CHAR), CONVERT(t USING utf8mb4), CONVERT(q, DECIMAL(5,2)) FROM t"
+            ),
+            "SELECT CAST(p AS TEXT), (t), CAST(q AS DECIMAL(5,2)) FROM t"
+        );
+        // A charset other than UTF-8: not translated.
+        assert_eq!(audit_rw("SELECT CONVERT(t USING latin1) FROM t"), None);
+        assert_eq!(
+            full("SELECT SQL_NO_CACHE SQL_CALC_FOUND_ROWS id FROM a STRAIGHT_JOIN b ON a.x = b.x"),
+            "SELECT id FROM a JOIN b ON a.x = b.x"
+        );
+        assert_eq!(
+            full(
+                "SELECT DATE_FORMAT(d, '%Y-%m-%d %H:%i'), DATE_FORMAT(d, '%d %M %Y, %W at %T') FROM t"
+            ),
+            "SELECT to_char(d, 'YYYY-MM-DD HH24:MI'), to_char(d, 'DD FMMonth YYYY, FMDay\" at \"HH24:MI:SS') FROM t"
+        );
+        assert_eq!(
+            full(
+                "SELECT STR_TO_DATE('03/05/2024 14:30', '%d/%m/%Y %H:%i'), STR_TO_DATE(s, '%Y%m%d') FROM t"
+            ),
+            "SELECT CAST(to_timestamp('03/05/2024 14:30', 'DD/MM/YYYY HH24:MI') AS timestamp), to_date(s, 'YYYYMMDD') FROM t"
+        );
+        // A week number has no to_char equivalent of MySQL's: no rewrite.
+        assert_eq!(audit_rw("SELECT DATE_FORMAT(d, '%U') FROM t"), None);
+        assert_eq!(
+            full(
+                "SELECT SUBSTRING_INDEX(e, '@', -1), TIMESTAMPDIFF(HOUR, a, b), ADDDATE(d, 7), SUBDATE(d, INTERVAL 1 DAY) FROM t"
+            ),
+            "SELECT split_part(e, '@', -1), CAST(trunc(EXTRACT(EPOCH FROM (CAST(b AS timestamp) - CAST(a AS timestamp))) / 3600) AS bigint), (d + (7) * INTERVAL '1 day'), (d - INTERVAL '1 DAY') FROM t"
+        );
+        assert_eq!(audit_rw("SELECT SUBSTRING_INDEX(e, '.', 2) FROM t"), None);
+        assert_eq!(
+            full("SELECT 1 FROM t WHERE a = 'TEA' '-001' AND b = _utf8mb4'x'"),
+            "SELECT 1 FROM t WHERE a = 'TEA'\n'-001' AND b = 'x'"
+        );
+        assert_eq!(audit_rw("SELECT _latin1'x'"), None);
+        assert_eq!(
+            full("SET time_zone = '+02:00'"),
+            "SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE"
+        );
+        assert_eq!(
+            full("SET time_zone = 'Europe/Paris'"),
+            "SET TIME ZONE 'Europe/Paris'"
+        );
+        assert_eq!(full("SET NAMES utf8mb4"), "SET client_encoding = 'UTF8'");
+        assert_eq!(
+            full("SET CHARACTER SET utf8"),
+            "SET client_encoding = 'UTF8'"
+        );
+        assert_eq!(audit_rw("SET NAMES latin1"), None);
+        assert_eq!(
+            full("START TRANSACTION WITH CONSISTENT SNAPSHOT"),
+            "START TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+        );
     }
 
     #[test]

@@ -105,7 +105,8 @@ pub struct FunctionMapping {
     #[serde(default)]
     pub note: Option<String>,
     /// Mechanical rewrites of a call, by number of arguments (`"2"`, or `"*"` for any), with `$1`,
-    /// `$2`, … for the arguments (already rewritten) and `$*` for all of them.
+    /// `$2`, … for the arguments (already rewritten), `$*` for all of them and `$||` for all of them
+    /// as text joined with `||` (NULL when one is).
     #[serde(default)]
     pub template: Option<BTreeMap<String, String>>,
 }

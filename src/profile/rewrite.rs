@@ -43,6 +43,43 @@ const TRANSLATED: &[&str] = &[
     "FN-INTERVAL",
 ];
 
+/// Rules translated occurrence by occurrence: complete when one was and none was left.
+const PER_OCCURRENCE: &[&str] = &[
+    "DML-010", "DML-017", "DML-017D", "DML-017C", "DML-017V", "CONN-003", "TXN-007", "LEX-021",
+    "LEX-022",
+];
+
+/// MySQL's SELECT/INSERT/UPDATE/DELETE modifiers, which change nothing the statement returns.
+const MODIFIERS: &[&str] = &[
+    "STRAIGHT_JOIN",
+    "SQL_CALC_FOUND_ROWS",
+    "SQL_NO_CACHE",
+    "SQL_CACHE",
+    "HIGH_PRIORITY",
+    "LOW_PRIORITY",
+    "DELAYED",
+    "SQL_SMALL_RESULT",
+    "SQL_BIG_RESULT",
+    "SQL_BUFFER_RESULT",
+];
+
+/// A MySQL CAST type's name on the target (`words`: the type's words, upper case; `len`: its
+/// parenthesised length, if any): (name, rule it answers). None: written as it is.
+fn cast_type(words: &[String], len: Option<&str>) -> Option<(String, &'static str)> {
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    Some(match (w.as_slice(), len) {
+        (["SIGNED"] | ["SIGNED", "INT" | "INTEGER"], None) => ("BIGINT".into(), "DML-017"),
+        (["UNSIGNED"] | ["UNSIGNED", "INT" | "INTEGER"], None) => ("NUMERIC(20)".into(), "DML-017"),
+        (["CHAR"] | ["NCHAR"], None) => ("TEXT".into(), "DML-017C"),
+        (["CHAR"] | ["NCHAR"], Some(n)) => (format!("VARCHAR({n})"), "DML-017C"),
+        (["DATETIME"], None) => ("TIMESTAMP".into(), "DML-017"),
+        (["DATETIME"], Some(n)) => (format!("TIMESTAMP({n})"), "DML-017"),
+        (["DOUBLE"], None) => ("DOUBLE PRECISION".into(), "DML-017D"),
+        (["BINARY"], None) => ("BYTEA".into(), "DML-017"),
+        _ => return None,
+    })
+}
+
 /// True when the profile treats `rule` as something to change (error or warning).
 fn wanted(profile: &Profile, rule: &str) -> bool {
     profile
@@ -59,17 +96,23 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
         toks: Lexer::new(sql.as_bytes()).collect(),
         profile,
         applied: Vec::new(),
+        missed: Vec::new(),
     };
     let out = w.emit(0, w.toks.len());
     if out == sql {
         return None;
     }
     let applied = w.applied;
+    let missed = w.missed;
     let complete = findings
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .all(|f| {
             TRANSLATED.contains(&f.rule.as_str())
+                // Rules translated occurrence by occurrence: every occurrence was.
+                || (PER_OCCURRENCE.contains(&f.rule.as_str())
+                    && applied.contains(&f.rule)
+                    && !missed.contains(&f.rule))
                 || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
                 // The isolation rewrite takes the whole statement, its `@@` variable included.
                 || (matches!(f.rule.as_str(), "CONN-002" | "LEX-020")
@@ -97,6 +140,8 @@ struct Writer<'a> {
     toks: Vec<Token>,
     profile: &'a Profile,
     applied: Vec<String>,
+    /// Rules with an occurrence left untranslated.
+    missed: Vec<String>,
 }
 
 impl Writer<'_> {
@@ -141,6 +186,146 @@ impl Writer<'_> {
         None
     }
 
+    /// The previous significant token before `i`.
+    fn prev_sig(&self, i: usize) -> Option<usize> {
+        (0..i).rev().find(|&k| self.is_sig(k))
+    }
+
+    fn miss(&mut self, rule: &str) {
+        if !self.missed.iter().any(|a| a == rule) {
+            self.missed.push(rule.to_string());
+        }
+    }
+
+    /// `CAST(x AS T)` (`open` is the `(`): the MySQL-only type names written for the target.
+    fn cast(&mut self, i: usize, open: usize, end: usize) -> Option<(String, usize)> {
+        let close = self.matching(open, end)?;
+        let mut depth = 0;
+        let mut as_at = None;
+        for k in open + 1..close {
+            match (self.toks[k].kind, self.text(k)) {
+                (TokenKind::Punct, "(") => depth += 1,
+                (TokenKind::Punct, ")") => depth -= 1,
+                (TokenKind::Word, w) if depth == 0 && w.eq_ignore_ascii_case("AS") => {
+                    as_at = Some(k)
+                }
+                _ => {}
+            }
+        }
+        let as_at = as_at?;
+        let (words, len) = self.type_words(as_at + 1, close)?;
+        let Some((ty, rule)) = cast_type(&words, len.as_deref()) else {
+            if words.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "SIGNED" | "UNSIGNED" | "DATETIME" | "DOUBLE" | "BINARY"
+                )
+            }) {
+                self.miss("DML-017");
+            }
+            return None;
+        };
+        let inner = self.emit(open + 1, as_at);
+        self.note(rule);
+        Some((
+            format!("{}({} AS {ty})", self.text(i), inner.trim()),
+            close + 1,
+        ))
+    }
+
+    /// The words of a type name in `from..to` and its parenthesised length: None when anything else
+    /// is there (a charset, two numbers).
+    fn type_words(&self, from: usize, to: usize) -> Option<(Vec<String>, Option<String>)> {
+        let mut words = Vec::new();
+        let mut len = None;
+        let mut k = from;
+        while k < to {
+            if !self.is_sig(k) {
+                k += 1;
+                continue;
+            }
+            match self.toks[k].kind {
+                TokenKind::Word if len.is_none() => words.push(self.text(k).to_ascii_uppercase()),
+                TokenKind::Punct if self.text(k) == "(" && len.is_none() => {
+                    let n = self.next_sig(k + 1, to)?;
+                    let mut c = self.next_sig(n + 1, to)?;
+                    if self.toks[n].kind != TokenKind::Number {
+                        return None;
+                    }
+                    let mut l = self.text(n).to_string();
+                    if self.text(c) == "," {
+                        let m = self.next_sig(c + 1, to)?;
+                        if self.toks[m].kind != TokenKind::Number {
+                            return None;
+                        }
+                        l = format!("{l},{}", self.text(m));
+                        c = self.next_sig(m + 1, to)?;
+                    }
+                    if self.text(c) != ")" {
+                        return None;
+                    }
+                    len = Some(l);
+                    k = c;
+                }
+                _ => return None,
+            }
+            k += 1;
+        }
+        (!words.is_empty()).then_some((words, len))
+    }
+
+    /// `CONVERT(x, T)` → `CAST(x AS T)`, `CONVERT(x USING utf8mb4)` → `(x)`.
+    fn convert(&mut self, open: usize, end: usize) -> Option<(String, usize)> {
+        let close = self.matching(open, end)?;
+        let mut depth = 0;
+        let mut sep = None;
+        for k in open + 1..close {
+            match (self.toks[k].kind, self.text(k)) {
+                (TokenKind::Punct, "(") => depth += 1,
+                (TokenKind::Punct, ")") => depth -= 1,
+                (TokenKind::Punct, ",") if depth == 0 => sep = Some((k, false)),
+                (TokenKind::Word, w) if depth == 0 && w.eq_ignore_ascii_case("USING") => {
+                    sep = Some((k, true))
+                }
+                _ => {}
+            }
+        }
+        let Some((k, using)) = sep else {
+            self.miss("DML-017V");
+            return None;
+        };
+        let (words, len) = match self.type_words(k + 1, close) {
+            Some(t) => t,
+            None => {
+                self.miss("DML-017V");
+                return None;
+            }
+        };
+        let inner = self.emit(open + 1, k);
+        let inner = inner.trim();
+        let out = if using {
+            if !matches!(words.as_slice(), [w] if w == "UTF8" || w == "UTF8MB4" || w == "UTF8MB3") {
+                self.miss("DML-017V");
+                return None;
+            }
+            format!("({inner})")
+        } else {
+            let ty = match cast_type(&words, len.as_deref()) {
+                Some((t, _)) => t,
+                None => {
+                    let mut t = words.join(" ");
+                    if let Some(n) = len {
+                        t.push_str(&format!("({n})"));
+                    }
+                    t
+                }
+            };
+            format!("CAST({inner} AS {ty})")
+        };
+        self.note("DML-017V");
+        Some((out, close + 1))
+    }
+
     fn note(&mut self, rule: &str) {
         if !self.applied.iter().any(|a| a == rule) {
             self.applied.push(rule.to_string());
@@ -177,6 +362,38 @@ impl Writer<'_> {
                             }
                         }
                         None => out.push_str(&text),
+                    }
+                }
+                // 'a' 'b' on one line: the target joins adjacent literals only across a newline.
+                TokenKind::Whitespace
+                    if wanted(self.profile, "LEX-021")
+                        && !text.contains('\n')
+                        && self
+                            .prev_sig(i)
+                            .is_some_and(|p| self.toks[p].kind == TokenKind::String)
+                        && self
+                            .next_sig(i, end)
+                            .is_some_and(|n| self.toks[n].kind == TokenKind::String) =>
+                {
+                    out.push('\n');
+                    self.note("LEX-021");
+                }
+                // _utf8mb4'x': the target's strings are all in the database encoding.
+                TokenKind::Word
+                    if text.starts_with('_')
+                        && wanted(self.profile, "LEX-022")
+                        && self.toks.get(i + 1).is_some_and(|n| {
+                            n.kind == TokenKind::String && n.start == self.toks[i].end
+                        }) =>
+                {
+                    if matches!(
+                        text.to_ascii_lowercase().as_str(),
+                        "_utf8" | "_utf8mb4" | "_utf8mb3"
+                    ) {
+                        self.note("LEX-022");
+                    } else {
+                        self.miss("LEX-022");
+                        out.push_str(&text);
                     }
                 }
                 TokenKind::Comment if text.starts_with('#') && wanted(self.profile, "LEX-004") => {
@@ -243,7 +460,81 @@ impl Writer<'_> {
                 None
             }
             // SET [SESSION] tx_isolation = 'REPEATABLE-READ' → SET SESSION CHARACTERISTICS AS …
-            "SET" if i == self.next_sig(0, end)? => self.session_isolation(i, end),
+            "SET" if i == self.next_sig(0, end)? => self
+                .session_isolation(i, end)
+                .or_else(|| {
+                    wanted(self.profile, "CONN-003")
+                        .then(|| self.session_charset(i, end))
+                        .flatten()
+                })
+                .or_else(|| self.session_time_zone(i, end)),
+            // START TRANSACTION WITH CONSISTENT SNAPSHOT → … ISOLATION LEVEL REPEATABLE READ (the
+            // snapshot is taken at the first statement rather than at START).
+            "START" if i == self.next_sig(0, end)? && wanted(self.profile, "TXN-007") => {
+                let t = self.next_sig(i + 1, end)?;
+                let k1 = self.next_sig(t + 1, end)?;
+                let k2 = self.next_sig(k1 + 1, end)?;
+                let k3 = self.next_sig(k2 + 1, end)?;
+                if self.word_is(t, "TRANSACTION")
+                    && self.word_is(k1, "WITH")
+                    && self.word_is(k2, "CONSISTENT")
+                    && self.word_is(k3, "SNAPSHOT")
+                {
+                    self.note("TXN-007");
+                    return Some((
+                        "START TRANSACTION ISOLATION LEVEL REPEATABLE READ".to_string(),
+                        k3 + 1,
+                    ));
+                }
+                None
+            }
+            "DATE_FORMAT" | "STR_TO_DATE" => self.date_format(i, end),
+            "SUBSTRING_INDEX" | "TIMESTAMPDIFF" | "ADDDATE" | "SUBDATE" => {
+                self.date_and_string_calls(i, end)
+            }
+            "CAST"
+                if ["DML-017", "DML-017D", "DML-017C"]
+                    .iter()
+                    .any(|r| wanted(self.profile, r))
+                    && self
+                        .next_sig(i + 1, end)
+                        .is_some_and(|k| self.text(k) == "(") =>
+            {
+                let open = self.next_sig(i + 1, end)?;
+                self.cast(i, open, end)
+            }
+            "CONVERT"
+                if wanted(self.profile, "DML-017V")
+                    && self
+                        .next_sig(i + 1, end)
+                        .is_some_and(|k| self.text(k) == "(") =>
+            {
+                let open = self.next_sig(i + 1, end)?;
+                self.convert(open, end)
+            }
+            // SELECT STRAIGHT_JOIN / SQL_NO_CACHE / …, INSERT LOW_PRIORITY, DELETE QUICK → dropped;
+            // `a STRAIGHT_JOIN b` → `a JOIN b`.
+            m if (MODIFIERS.contains(&m) || m == "QUICK") && wanted(self.profile, "DML-010") => {
+                let p = self.prev_sig(i)?;
+                let after_verb = ["SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE"]
+                    .iter()
+                    .chain(MODIFIERS)
+                    .any(|v| self.word_is(p, v));
+                if m == "QUICK" && !(self.word_is(p, "DELETE") || self.word_is(p, "LOW_PRIORITY")) {
+                    return None;
+                }
+                self.note("DML-010");
+                if after_verb {
+                    // Drop the word and the space after it.
+                    let next = self.next_sig(i + 1, end).unwrap_or(i + 1);
+                    Some((String::new(), next))
+                } else if m == "STRAIGHT_JOIN" {
+                    Some(("JOIN".to_string(), i + 1))
+                } else {
+                    self.miss("DML-010");
+                    None
+                }
+            }
             // LOCK IN SHARE MODE → FOR SHARE
             "LOCK" if wanted(self.profile, "DML-019") => {
                 let k1 = self.next_sig(i + 1, end)?;
@@ -414,6 +705,220 @@ impl Writer<'_> {
         ))
     }
 
+    /// `SET [SESSION] time_zone = '+02:00' | 'Europe/Paris' | 'SYSTEM'` (alone in its statement) →
+    /// `SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE` (an offset keeps its sign: a POSIX string
+    /// would invert it), `SET TIME ZONE 'Europe/Paris'`, `SET TIME ZONE LOCAL`.
+    fn session_time_zone(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let mut k = self.next_sig(i + 1, end)?;
+        if self.word_is(k, "SESSION") || self.word_is(k, "LOCAL") {
+            k = self.next_sig(k + 1, end)?;
+        }
+        let mut var = String::new();
+        let mut eq = k;
+        while !matches!(self.text(eq), "=" | ":=") {
+            var.push_str(&self.text(eq).to_ascii_lowercase());
+            eq = self.next_sig(eq + 1, end)?;
+        }
+        let var = var
+            .strip_prefix("@@session.")
+            .or_else(|| var.strip_prefix("@@"))
+            .unwrap_or(&var);
+        if var != "time_zone" {
+            return None;
+        }
+        let value = self.next_sig(eq + 1, end)?;
+        if self.toks[value].kind != TokenKind::String {
+            return None;
+        }
+        if self
+            .next_sig(value + 1, end)
+            .is_some_and(|r| self.text(r) != ";")
+        {
+            return None;
+        }
+        let v = self.text(value);
+        if v.len() < 2 {
+            return None;
+        }
+        let v = &v[1..v.len() - 1];
+        let b = v.as_bytes();
+        let offset = b.len() == 6
+            && matches!(b[0], b'+' | b'-')
+            && b[1..3].iter().all(u8::is_ascii_digit)
+            && b[3] == b':'
+            && b[4..6].iter().all(u8::is_ascii_digit);
+        let out = if offset {
+            format!("SET TIME ZONE INTERVAL '{v}' HOUR TO MINUTE")
+        } else if v.eq_ignore_ascii_case("SYSTEM") {
+            "SET TIME ZONE LOCAL".to_string()
+        } else if !v.is_empty()
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'))
+        {
+            format!("SET TIME ZONE '{v}'")
+        } else {
+            return None;
+        };
+        self.note("CONN-002:TIME_ZONE");
+        Some((out, value + 1))
+    }
+
+    /// `SET NAMES utf8mb4` / `SET CHARACTER SET utf8mb4` (also utf8, utf8mb3) as the whole statement:
+    /// the client encoding, which is what they set for the session.
+    fn session_charset(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let k = self.next_sig(i + 1, end)?;
+        let cs = if self.word_is(k, "NAMES") {
+            self.next_sig(k + 1, end)?
+        } else if self.word_is(k, "CHARACTER") {
+            let s = self.next_sig(k + 1, end)?;
+            if !self.word_is(s, "SET") {
+                return None;
+            }
+            self.next_sig(s + 1, end)?
+        } else if self.word_is(k, "CHARSET") {
+            self.next_sig(k + 1, end)?
+        } else {
+            return None;
+        };
+        let name = self
+            .text(cs)
+            .trim_matches(['\'', '"', '`'])
+            .to_ascii_lowercase();
+        if !matches!(name.as_str(), "utf8" | "utf8mb4" | "utf8mb3") {
+            return None;
+        }
+        let rest = self.next_sig(cs + 1, end);
+        if rest.is_some_and(|r| self.text(r) != ";") {
+            return None;
+        }
+        self.note("CONN-003");
+        Some(("SET client_encoding = 'UTF8'".to_string(), cs + 1))
+    }
+
+    /// The top-level arguments of the call whose name is at `i`: (index of `)`, argument ranges).
+    fn call_args(&self, i: usize, end: usize) -> Option<(usize, Vec<(usize, usize)>)> {
+        let open = self.next_sig(i + 1, end)?;
+        if self.text(open) != "(" {
+            return None;
+        }
+        let close = self.matching(open, end)?;
+        let mut args = Vec::new();
+        let (mut depth, mut start) = (0, open + 1);
+        for k in open + 1..close {
+            match (self.toks[k].kind, self.text(k)) {
+                (TokenKind::Punct, "(") => depth += 1,
+                (TokenKind::Punct, ")") => depth -= 1,
+                (TokenKind::Punct, ",") if depth == 0 => {
+                    args.push((start, k));
+                    start = k + 1;
+                }
+                _ => {}
+            }
+        }
+        args.push((start, close));
+        Some((close, args))
+    }
+
+    /// `SUBSTRING_INDEX(s, d, 1 | -1)` → `split_part(s, d, n)`; `TIMESTAMPDIFF(unit, a, b)` → whole
+    /// units of `b - a` (truncated toward zero, as MySQL); `ADDDATE/SUBDATE(d, n)` (days) and
+    /// `(d, INTERVAL …)`.
+    fn date_and_string_calls(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let name = self.text(i).to_ascii_uppercase();
+        let (close, args) = self.call_args(i, end)?;
+        let rendered: Vec<String> = args
+            .iter()
+            .map(|&(a, b)| self.emit(a, b).trim().to_string())
+            .collect();
+        let out = match (name.as_str(), rendered.as_slice()) {
+            ("SUBSTRING_INDEX", [s, d, n]) if n == "1" || n == "-1" => {
+                format!("split_part({s}, {d}, {n})")
+            }
+            ("TIMESTAMPDIFF", [unit, a, b]) => {
+                let (a, b) = (
+                    format!("CAST({a} AS timestamp)"),
+                    format!("CAST({b} AS timestamp)"),
+                );
+                let secs = |n: u64| {
+                    format!("CAST(trunc(EXTRACT(EPOCH FROM ({b} - {a})) / {n}) AS bigint)")
+                };
+                let months = |n: u64| {
+                    format!(
+                        "CAST(trunc((EXTRACT(YEAR FROM age({b}, {a})) * 12 + EXTRACT(MONTH FROM age({b}, {a}))) / {n}) AS bigint)"
+                    )
+                };
+                match unit.to_ascii_uppercase().as_str() {
+                    "SECOND" => secs(1),
+                    "MINUTE" => secs(60),
+                    "HOUR" => secs(3600),
+                    "DAY" => secs(86400),
+                    "WEEK" => secs(604800),
+                    "MONTH" => months(1),
+                    "QUARTER" => months(3),
+                    "YEAR" => months(12),
+                    _ => return None,
+                }
+            }
+            ("ADDDATE" | "SUBDATE", [d, x]) => {
+                let op = if name == "ADDDATE" { "+" } else { "-" };
+                if x.to_ascii_uppercase().contains("INTERVAL") {
+                    format!("({d} {op} {x})")
+                } else {
+                    format!("({d} {op} ({x}) * INTERVAL '1 day')")
+                }
+            }
+            _ => return None,
+        };
+        self.note(&format!("FN-MISSING:{name}"));
+        Some((out, close + 1))
+    }
+
+    /// `DATE_FORMAT(d, 'fmt')` → `to_char(d, 'pg fmt')`; `STR_TO_DATE(s, 'fmt')` → `to_date(s, …)`,
+    /// or `CAST(to_timestamp(s, …) AS timestamp)` when the format has a time. Only with a literal
+    /// format every code of which has a target equivalent.
+    fn date_format(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let name = self.text(i).to_ascii_uppercase();
+        let open = self.next_sig(i + 1, end)?;
+        if self.text(open) != "(" {
+            return None;
+        }
+        let close = self.matching(open, end)?;
+        let mut depth = 0;
+        let mut comma = None;
+        for k in open + 1..close {
+            match (self.toks[k].kind, self.text(k)) {
+                (TokenKind::Punct, "(") => depth += 1,
+                (TokenKind::Punct, ")") => depth -= 1,
+                (TokenKind::Punct, ",") if depth == 0 => {
+                    if comma.is_some() {
+                        return None;
+                    }
+                    comma = Some(k);
+                }
+                _ => {}
+            }
+        }
+        let comma = comma?;
+        let f = self.next_sig(comma + 1, close)?;
+        if self.toks[f].kind != TokenKind::String
+            || self.next_sig(f + 1, close).is_some()
+            || !self.text(f).starts_with('\'')
+            || self.text(f).len() < 2
+        {
+            return None;
+        }
+        let lit = self.text(f);
+        let (pattern, has_time) = pg_datetime_format(&lit[1..lit.len() - 1])?;
+        let arg = self.emit(open + 1, comma);
+        let arg = arg.trim();
+        let out = match (name.as_str(), has_time) {
+            ("DATE_FORMAT", _) => format!("to_char({arg}, '{pattern}')"),
+            (_, true) => format!("CAST(to_timestamp({arg}, '{pattern}') AS timestamp)"),
+            _ => format!("to_date({arg}, '{pattern}')"),
+        };
+        self.note(&format!("FN-MISSING:{name}"));
+        Some((out, close + 1))
+    }
+
     /// A call of a function the profile gives a template for.
     fn function(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
         let name = self.text(i).to_ascii_uppercase();
@@ -454,17 +959,88 @@ impl Writer<'_> {
             .collect();
         let mut s = template.clone();
         s = s.replace("$*", &rendered.join(", "));
+        // `$||`: every argument as text, joined with `||` (NULL when any is, as MySQL's CONCAT).
+        let as_text: Vec<String> = rendered
+            .iter()
+            .map(|a| format!("CAST({a} AS text)"))
+            .collect();
+        s = s.replace("$||", &as_text.join(" || "));
         for (n, a) in rendered.iter().enumerate().rev() {
             s = s.replace(&format!("${}", n + 1), a);
         }
         let rule = match m.status.as_deref() {
             Some("missing") => "FN-MISSING",
             Some("syntax") => "FN-SYNTAX",
+            // A function the target has, templated for the argument types it lacks.
+            Some("same") => "FN-ARGS",
             _ => "FN-DIFFERS",
         };
         self.note(&format!("{rule}:{name}"));
         Some((s, close + 1))
     }
+}
+
+/// A MySQL date format (`%Y-%m-%d %H:%i`) as a PostgreSQL to_char/to_timestamp pattern, and whether
+/// it has a time part. None when a code has no equivalent (week numbers, `%D`) or the format has a
+/// quote or backslash.
+fn pg_datetime_format(mysql: &str) -> Option<(String, bool)> {
+    let mut out = String::new();
+    let mut literal = String::new();
+    let mut time = false;
+    let flush = |out: &mut String, literal: &mut String| {
+        if literal.chars().any(|c| c.is_ascii_alphabetic()) {
+            out.push('"');
+            out.push_str(literal);
+            out.push('"');
+        } else {
+            out.push_str(literal);
+        }
+        literal.clear();
+    };
+    let mut chars = mysql.chars();
+    while let Some(c) = chars.next() {
+        if matches!(c, '\'' | '"' | '\\') {
+            return None;
+        }
+        if c != '%' {
+            literal.push(c);
+            continue;
+        }
+        let code = chars.next()?;
+        if code == '%' {
+            literal.push('%');
+            continue;
+        }
+        flush(&mut out, &mut literal);
+        let (p, t) = match code {
+            'Y' => ("YYYY", false),
+            'y' => ("YY", false),
+            'm' => ("MM", false),
+            'c' => ("FMMM", false),
+            'd' => ("DD", false),
+            'e' => ("FMDD", false),
+            'j' => ("DDD", false),
+            'M' => ("FMMonth", false),
+            'b' => ("Mon", false),
+            'W' => ("FMDay", false),
+            'a' => ("Dy", false),
+            'H' => ("HH24", true),
+            'k' => ("FMHH24", true),
+            'h' | 'I' => ("HH12", true),
+            'l' => ("FMHH12", true),
+            'i' => ("MI", true),
+            's' | 'S' => ("SS", true),
+            'f' => ("US", true),
+            'p' => ("AM", true),
+            'T' => ("HH24:MI:SS", true),
+            'r' => ("HH12:MI:SS AM", true),
+            _ => return None,
+        };
+        out.push_str(p);
+        time |= t;
+    }
+    flush(&mut out, &mut literal);
+    Some((out, time))
 }
 
 /// A MySQL string literal re-quoted the standard way: (text, changed). None when the value cannot be

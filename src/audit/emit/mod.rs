@@ -7,7 +7,7 @@
 
 mod insert;
 pub mod literal;
-mod table;
+pub(crate) mod table;
 
 use super::{Context, Verdict, audit_statement, input};
 use crate::profile::Profile;

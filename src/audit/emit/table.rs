@@ -331,7 +331,7 @@ pub fn translate(
 }
 
 /// The tokens of a column's `DEFAULT` value.
-fn default_tokens(src: &[u8], item: &[Token]) -> Option<Vec<Token>> {
+pub(crate) fn default_tokens(src: &[u8], item: &[Token]) -> Option<Vec<Token>> {
     let i = item.iter().position(|t| word(t, src) == "DEFAULT")?;
     let start = next_code(item, i + 1)?;
     let mut end = start + 1;

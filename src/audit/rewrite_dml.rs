@@ -1,0 +1,1008 @@
+//! Rewrites on sqlparser's AST (`VisitMut`) for MySQL statements whose structure the target writes
+//! differently: `INSERT … ON DUPLICATE KEY UPDATE` → `ON CONFLICT (key) DO UPDATE` (`VALUES(c)` →
+//! `EXCLUDED.c`), `REPLACE` → `INSERT … ON CONFLICT (key) DO UPDATE` of every column, `INSERT
+//! IGNORE` → `ON CONFLICT DO NOTHING`, `INSERT … SET` → a column list and `VALUES`, `UPDATE/DELETE …
+//! [ORDER BY] LIMIT n` → `WHERE ctid IN (SELECT ctid … LIMIT n)`, multi-table `UPDATE … JOIN` →
+//! `UPDATE … FROM`, multi-table `DELETE` → `DELETE … USING`, `a DIV b` → `div(a, b)`,
+//! `GROUP_CONCAT(x ORDER BY y SEPARATOR s)` → `string_agg(CAST(x AS TEXT), s ORDER BY y)`.
+//! The statement is printed back from the tree; the token rewriter then does the rest.
+
+use super::Context;
+use super::ast::parse;
+use crate::schema::Table;
+use sqlparser::ast::*;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use std::ops::ControlFlow;
+
+/// The rules translated here, with the function rule's detail for GROUP_CONCAT.
+pub fn handles(rule: &str, detail: Option<&str>) -> bool {
+    matches!(
+        rule,
+        "DML-002"
+            | "DML-003"
+            | "DML-004"
+            | "DML-005"
+            | "DML-006"
+            | "DML-007"
+            | "DML-008"
+            | "LEX-010"
+            | "LEX-011"
+            | "DML-018"
+            | "SEM-015"
+            | "DML-011"
+            | "DML-020"
+            | "DML-021"
+            | "SEM-002"
+            | "CASE-002"
+            | "CASE-003"
+    ) || (rule == "FN-ARGS"
+        && detail.is_some_and(|d| {
+            let d = d.to_ascii_lowercase();
+            d.starts_with("sum(boolean") || d.starts_with("avg(boolean")
+        }))
+        || (rule == "FN-MISSING"
+            && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
+}
+
+fn ident(s: &str) -> Ident {
+    Ident::new(s)
+}
+
+fn last_name(n: &ObjectName) -> Option<String> {
+    n.0.last()
+        .and_then(|p| p.as_ident())
+        .map(|i| i.value.clone())
+}
+
+/// The key an upsert conflicts on: the primary key when the insert gives all its columns, else the
+/// first unique key it gives in full.
+fn conflict_key(table: &Table, cols: &[String]) -> Option<Vec<String>> {
+    let given = |k: &Vec<String>| {
+        !k.is_empty()
+            && k.iter()
+                .all(|c| cols.iter().any(|x| x.eq_ignore_ascii_case(c)))
+    };
+    std::iter::once(&table.primary_key)
+        .chain(table.unique_keys.iter())
+        .find(|k| given(k))
+        .cloned()
+}
+
+/// What the statement's findings ask of the expression pass.
+#[derive(Clone, Copy, Default)]
+pub struct Semantics {
+    /// SEM-002: an integer division, which MySQL answers in decimal.
+    pub decimal_division: bool,
+    /// CASE-002/CASE-003: a comparison or LIKE on a case-insensitive column.
+    pub case_insensitive: bool,
+    /// SEM-015: a TINYINT(1) column, boolean on the target, used as a number.
+    pub booleans: bool,
+}
+
+/// The statement translated, or None when it is not one of these forms (or the schema does not
+/// say what it needs).
+pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
+    let mut st = parse(sql)?;
+    // The tables the statement names, for the columns' types and collations.
+    let mut tables: Vec<&Table> = Vec::new();
+    if let Some(schema) = ctx.schema {
+        let _ = visit_relations(&st, |r| {
+            if let Some(t) = last_name(r).and_then(|n| schema.table(&n))
+                && !tables.iter().any(|x| std::ptr::eq(*x, t))
+            {
+                tables.push(t);
+            }
+            ControlFlow::<()>::Continue(())
+        });
+    }
+    let ok = match &mut st {
+        Statement::Insert(ins) => insert(ins, ctx, sem.booleans),
+        Statement::Update(up) => update(up, &tables, sem.booleans),
+        Statement::Delete(del) => delete(del),
+        Statement::Query(q) => match q.body.as_mut() {
+            SetExpr::Select(sel) => select(sel, &tables),
+            _ => Some(()),
+        },
+        _ => Some(()),
+    };
+    ok?;
+    let mut failed = false;
+    let _ = visit_expressions_mut(&mut st, |e| {
+        if expr(e).is_none() {
+            failed = true;
+        }
+        if sem.decimal_division {
+            division(e, &tables);
+        }
+        if sem.case_insensitive {
+            case_insensitive(e, &tables);
+        }
+        if sem.booleans {
+            booleans(e, &tables);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    (!failed).then(|| st.to_string())
+}
+
+/// The column `e` names, when one of the statement's tables has it (and no other does).
+fn column<'a>(e: &Expr, tables: &[&'a Table]) -> Option<&'a crate::schema::Column> {
+    let name = match e {
+        Expr::Identifier(i) => &i.value,
+        Expr::CompoundIdentifier(p) => &p.last()?.value,
+        _ => return None,
+    };
+    let mut found = tables.iter().filter_map(|t| t.column(name));
+    let c = found.next()?;
+    found.next().is_none().then_some(c)
+}
+
+/// True when `e` is a column MySQL declares TINYINT(1)/BOOL, which the target has as boolean.
+fn bool_column(e: &Expr, tables: &[&Table]) -> bool {
+    column(e, tables).is_some_and(|c| {
+        (c.mysql_type.base == "TINYINT" && c.mysql_type.length == Some(1))
+            || matches!(c.mysql_type.base.as_str(), "BOOL" | "BOOLEAN")
+    })
+}
+
+/// `0`/`1` as `false`/`true`.
+fn bool_literal(e: &Expr) -> Option<Expr> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) if n == "0" => Some(Expr::value(Value::Boolean(false))),
+            Value::Number(n, _) if n == "1" => Some(Expr::value(Value::Boolean(true))),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn cast_integer(e: Expr) -> Expr {
+    Expr::Cast {
+        kind: CastKind::Cast,
+        expr: Box::new(e),
+        data_type: DataType::Integer(None),
+        format: None,
+    }
+}
+
+/// A boolean (TINYINT(1)) column used as a number: compared with 0/1 → with false/true; in
+/// arithmetic or SUM/AVG → CAST(col AS INTEGER).
+fn booleans(e: &mut Expr, tables: &[&Table]) {
+    match e {
+        Expr::BinaryOp { left, op, right } => {
+            if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq) {
+                if bool_column(left, tables)
+                    && let Some(b) = bool_literal(right)
+                {
+                    **right = b;
+                } else if bool_column(right, tables)
+                    && let Some(b) = bool_literal(left)
+                {
+                    **left = b;
+                }
+            } else if matches!(
+                op,
+                BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+            ) {
+                for side in [left, right] {
+                    if bool_column(side, tables) {
+                        let x = std::mem::replace(side.as_mut(), Expr::value(Value::Null));
+                        **side = cast_integer(x);
+                    }
+                }
+            }
+        }
+        Expr::Function(f)
+            if last_name(&f.name)
+                .is_some_and(|n| matches!(n.to_ascii_uppercase().as_str(), "SUM" | "AVG")) =>
+        {
+            if let FunctionArguments::List(l) = &mut f.args
+                && let [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] = l.args.as_mut_slice()
+                && bool_column(x, tables)
+            {
+                let v = std::mem::replace(x, Expr::value(Value::Null));
+                *x = cast_integer(v);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_integer_type(base: &str) -> bool {
+    matches!(
+        base,
+        "TINYINT" | "SMALLINT" | "MEDIUMINT" | "INT" | "INTEGER" | "BIGINT"
+    )
+}
+
+/// True when `e` has an integer value (scale 0) in MySQL: an integer literal, an integer column,
+/// COUNT, SUM of one of those.
+fn integer_valued(e: &Expr, tables: &[&Table]) -> bool {
+    match e {
+        Expr::Value(v) => {
+            matches!(&v.value, Value::Number(n, _) if n.chars().all(|c| c.is_ascii_digit()))
+        }
+        Expr::Nested(x) => integer_valued(x, tables),
+        Expr::Function(f) => {
+            let name = last_name(&f.name).unwrap_or_default().to_ascii_uppercase();
+            let FunctionArguments::List(l) = &f.args else {
+                return false;
+            };
+            match (name.as_str(), l.args.as_slice()) {
+                ("COUNT", _) => true,
+                ("SUM", [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))]) => {
+                    integer_valued(x, tables)
+                }
+                _ => false,
+            }
+        }
+        _ => column(e, tables)
+            .is_some_and(|c| is_integer_type(&c.mysql_type.base) && c.mysql_type.length != Some(1)),
+    }
+}
+
+/// `a / b` of integers: MySQL answers in decimal with 4 more digits of scale, the target truncates
+/// to an integer. Written `round(CAST(a AS numeric) / b, 4)`.
+fn division(e: &mut Expr, tables: &[&Table]) {
+    if let Expr::BinaryOp {
+        left,
+        op: BinaryOperator::Divide,
+        right,
+    } = e
+        && integer_valued(left, tables)
+        && integer_valued(right, tables)
+    {
+        let text = format!("round(CAST({left} AS numeric) / {right}, 4)");
+        if let Some(x) = Parser::new(&PostgreSqlDialect {})
+            .try_with_sql(&text)
+            .ok()
+            .and_then(|mut p| p.parse_expr().ok())
+        {
+            *e = Expr::Nested(Box::new(x));
+        }
+    }
+}
+
+/// True when `e` is a column the schema says compares case-insensitively (a text column with a
+/// `_ci` collation; not ENUM/SET, which the target keeps as other types).
+fn ci_column(e: &Expr, tables: &[&Table]) -> bool {
+    column(e, tables).is_some_and(|c| {
+        c.case_insensitive() && !matches!(c.mysql_type.base.as_str(), "ENUM" | "SET")
+    })
+}
+
+fn is_string(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(v.value, Value::SingleQuotedString(_) | Value::DoubleQuotedString(_)))
+}
+
+/// `lower(e)`, and `rtrim(…)` of it for a PAD SPACE column (`'a' = 'a  '` there).
+fn fold(e: Expr, pad: bool) -> Expr {
+    let l = call("lower", e);
+    if pad { call("rtrim", l) } else { l }
+}
+
+fn call(name: &str, e: Expr) -> Expr {
+    Expr::Function(Function {
+        name: ObjectName::from(vec![ident(name)]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(e))],
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
+}
+
+/// A `_ci` column compared with a string: `=`/`<>` on lower() of both sides (rtrim'd too when the
+/// collation pads with spaces), LIKE as ILIKE, IN on lower(). (Accents, which `_ci` collations also
+/// ignore, stay significant.)
+fn case_insensitive(e: &mut Expr, tables: &[&Table]) {
+    let pad = |x: &Expr| column(x, tables).is_some_and(|c| c.pad_space());
+    match e {
+        Expr::BinaryOp { left, op, right }
+            if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq)
+                && ((ci_column(left, tables) && is_string(right))
+                    || (is_string(left) && ci_column(right, tables))) =>
+        {
+            let p = pad(left) || pad(right);
+            let l = std::mem::replace(left.as_mut(), Expr::value(Value::Null));
+            let r = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
+            **left = fold(l, p);
+            **right = fold(r, p);
+        }
+        Expr::Like {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char,
+        } if ci_column(expr, tables) && is_string(pattern) => {
+            *e = Expr::ILike {
+                negated: *negated,
+                any: false,
+                expr: expr.clone(),
+                pattern: pattern.clone(),
+                escape_char: escape_char.clone(),
+            };
+        }
+        Expr::In {
+            expr,
+            target: InTarget::List(list),
+            ..
+        } if ci_column(expr, tables) && list.iter().all(is_string) => {
+            let p = pad(expr);
+            let x = std::mem::replace(expr.as_mut(), Expr::value(Value::Null));
+            **expr = fold(x, p);
+            for item in list.iter_mut() {
+                let v = std::mem::replace(item, Expr::value(Value::Null));
+                *item = fold(v, p);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `a DIV b` → `div(a, b)` (integer quotient, truncated toward zero as MySQL's), GROUP_CONCAT →
+/// string_agg. None when a GROUP_CONCAT has a form with no translation.
+fn expr(e: &mut Expr) -> Option<()> {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::MyIntegerDivide,
+            right,
+        } => {
+            let call = format!("CAST(div({left}, {right}) AS BIGINT)");
+            *e = Parser::new(&PostgreSqlDialect {})
+                .try_with_sql(&call)
+                .ok()?
+                .parse_expr()
+                .ok()?;
+        }
+        // a XOR b (booleans): a <> b, NULL when either is.
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Xor,
+            right,
+        } => {
+            let l = std::mem::replace(left.as_mut(), Expr::value(Value::Null));
+            let r = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
+            *e = Expr::Nested(Box::new(Expr::BinaryOp {
+                left: Box::new(Expr::Nested(Box::new(l))),
+                op: BinaryOperator::NotEq,
+                right: Box::new(Expr::Nested(Box::new(r))),
+            }));
+        }
+        Expr::Function(f)
+            if last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case("GROUP_CONCAT")) =>
+        {
+            let FunctionArguments::List(list) = &mut f.args else {
+                return None;
+            };
+            if list.args.len() != 1 {
+                return None;
+            }
+            let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
+            let mut sep = Expr::value(Value::SingleQuotedString(",".into()));
+            let mut clauses = Vec::new();
+            for c in list.clauses.drain(..) {
+                match c {
+                    FunctionArgumentClause::Separator(v) => sep = Expr::value(v.value),
+                    FunctionArgumentClause::OrderBy(o) => {
+                        clauses.push(FunctionArgumentClause::OrderBy(o))
+                    }
+                    _ => return None,
+                }
+            }
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = list.args.remove(0) else {
+                return None;
+            };
+            // With DISTINCT, the target wants the ORDER BY among the arguments: no cast then.
+            let arg = if distinct {
+                x
+            } else {
+                Expr::Cast {
+                    kind: CastKind::Cast,
+                    expr: Box::new(x),
+                    data_type: DataType::Text,
+                    format: None,
+                }
+            };
+            list.args = vec![
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(arg)),
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(sep)),
+            ];
+            list.clauses = clauses;
+            f.name = ObjectName::from(vec![ident("string_agg")]);
+        }
+        _ => {}
+    }
+    Some(())
+}
+
+fn insert(ins: &mut Insert, ctx: &Context, booleans: bool) -> Option<()> {
+    if ins.insert_alias.is_some() || ins.priority.is_some() {
+        return None;
+    }
+    let TableObject::TableName(tname) = &ins.table else {
+        return None;
+    };
+    let tname = tname.clone();
+    let table_name = last_name(&tname)?;
+    // INSERT … SET a = 1, b = 2 → INSERT … (a, b) VALUES (1, 2)
+    if !ins.assignments.is_empty() {
+        let mut cols = Vec::new();
+        let mut vals = Vec::new();
+        for a in ins.assignments.drain(..) {
+            let AssignmentTarget::ColumnName(c) = a.target else {
+                return None;
+            };
+            cols.push(ObjectName::from(vec![ident(&last_name(&c)?)]));
+            vals.push(a.value);
+        }
+        ins.columns = cols;
+        ins.source = Some(Box::new(Query {
+            with: None,
+            body: Box::new(SetExpr::Values(Values {
+                explicit_row: false,
+                value_keyword: false,
+                rows: vec![Parens::with_empty_span(vals)],
+            })),
+            order_by: None,
+            limit_clause: None,
+            fetch: None,
+            locks: vec![],
+            for_clause: None,
+            settings: None,
+            format_clause: None,
+            pipe_operators: vec![],
+        }));
+    }
+    let cols: Vec<String> = ins.columns.iter().filter_map(last_name).collect();
+    let table = || ctx.schema.and_then(|s| s.table(&table_name));
+    // VALUES rows: NULL or 0 into an AUTO_INCREMENT column asks MySQL for the next value (DEFAULT
+    // here); 0/1 into a TINYINT(1) column is false/true.
+    if let Some(t) = table()
+        && let Some(src) = &mut ins.source
+        && let SetExpr::Values(values) = src.body.as_mut()
+    {
+        for (j, c) in cols.iter().enumerate() {
+            let Some(col) = t.column(c) else { continue };
+            let boolean = (col.mysql_type.base == "TINYINT" && col.mysql_type.length == Some(1))
+                || matches!(col.mysql_type.base.as_str(), "BOOL" | "BOOLEAN");
+            for row in values.rows.iter_mut() {
+                let Some(v) = row.get_mut(j) else { continue };
+                let zero_or_null = matches!(v, Expr::Value(x) if matches!(&x.value, Value::Null)
+                    || matches!(&x.value, Value::Number(n, _) if n == "0"));
+                if col.auto_increment && zero_or_null {
+                    *v = Expr::Identifier(ident("DEFAULT"));
+                } else if booleans
+                    && boolean
+                    && let Some(b) = bool_literal(v)
+                {
+                    *v = b;
+                }
+            }
+        }
+    }
+    if ins.replace_into {
+        // REPLACE: the row with the same key is replaced by the new one, the columns not given
+        // taking their defaults.
+        let t = table()?;
+        let key = conflict_key(t, &cols)?;
+        let assignments = t
+            .columns
+            .iter()
+            .filter(|c| !key.iter().any(|k| k.eq_ignore_ascii_case(&c.name)))
+            .map(|c| Assignment {
+                target: AssignmentTarget::ColumnName(ObjectName::from(vec![ident(&c.name)])),
+                value: if cols.iter().any(|x| x.eq_ignore_ascii_case(&c.name)) {
+                    Expr::CompoundIdentifier(vec![ident("EXCLUDED"), ident(&c.name)])
+                } else {
+                    Expr::Identifier(ident("DEFAULT"))
+                },
+            })
+            .collect::<Vec<_>>();
+        ins.replace_into = false;
+        ins.into = true;
+        ins.on = Some(OnInsert::OnConflict(OnConflict {
+            conflict_target: Some(ConflictTarget::Columns {
+                columns: key.iter().map(|k| ident(k)).collect(),
+                predicate: None,
+            }),
+            action: if assignments.is_empty() {
+                OnConflictAction::DoNothing
+            } else {
+                OnConflictAction::DoUpdate(DoUpdate {
+                    assignments,
+                    selection: None,
+                })
+            },
+        }));
+        return Some(());
+    }
+    if ins.ignore {
+        if ins.on.is_some() {
+            return None;
+        }
+        ins.ignore = false;
+        ins.on = Some(OnInsert::OnConflict(OnConflict {
+            conflict_target: None,
+            action: OnConflictAction::DoNothing,
+        }));
+        return Some(());
+    }
+    if let Some(OnInsert::DuplicateKeyUpdate(assignments)) = &mut ins.on {
+        let t = table()?;
+        let key = conflict_key(t, &cols)?;
+        let mut out = Vec::new();
+        for a in assignments.drain(..) {
+            let AssignmentTarget::ColumnName(c) = a.target else {
+                return None;
+            };
+            let mut value = a.value;
+            let mut bad = false;
+            let _ = visit_expressions_mut(&mut value, |e| {
+                match e {
+                    // A column of the row: the existing row's, named through the table.
+                    Expr::Identifier(i) => {
+                        *e = Expr::CompoundIdentifier(vec![ident(&table_name), i.clone()]);
+                    }
+                    // VALUES(c): the row proposed for insertion.
+                    Expr::Function(f)
+                        if last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case("VALUES")) =>
+                    {
+                        let col = match &f.args {
+                            FunctionArguments::List(l) if l.args.len() == 1 => match &l.args[0] {
+                                FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(
+                                    i,
+                                ))) => Some(i.clone()),
+                                FunctionArg::Unnamed(FunctionArgExpr::Expr(
+                                    Expr::CompoundIdentifier(p),
+                                )) => p.last().cloned(),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        match col {
+                            Some(c) => {
+                                *e = Expr::CompoundIdentifier(vec![ident("EXCLUDED"), c]);
+                            }
+                            None => bad = true,
+                        }
+                    }
+                    Expr::Subquery(_) | Expr::Exists { .. } | Expr::In { .. } => bad = true,
+                    _ => {}
+                }
+                ControlFlow::<()>::Continue(())
+            });
+            if bad {
+                return None;
+            }
+            out.push(Assignment {
+                target: AssignmentTarget::ColumnName(ObjectName::from(vec![ident(&last_name(
+                    &c,
+                )?)])),
+                value,
+            });
+        }
+        ins.on = Some(OnInsert::OnConflict(OnConflict {
+            conflict_target: Some(ConflictTarget::Columns {
+                columns: key.iter().map(|k| ident(k)).collect(),
+                predicate: None,
+            }),
+            action: OnConflictAction::DoUpdate(DoUpdate {
+                assignments: out,
+                selection: None,
+            }),
+        }));
+    }
+    Some(())
+}
+
+/// MySQL's SELECT extensions: `GROUP BY … WITH ROLLUP` → `GROUP BY ROLLUP (…)`, a HAVING that
+/// names a select alias → the aliased expression, HAVING with no GROUP BY nor aggregate → WHERE.
+fn select(sel: &mut Select, tables: &[&Table]) -> Option<()> {
+    if let GroupByExpr::Expressions(exprs, modifiers) = &mut sel.group_by
+        && modifiers.contains(&GroupByWithModifier::Rollup)
+    {
+        if modifiers.len() != 1 {
+            return None;
+        }
+        let items: Vec<Vec<Expr>> = exprs.drain(..).map(|e| vec![e]).collect();
+        *exprs = vec![Expr::Rollup(items)];
+        modifiers.clear();
+    }
+    let Some(having) = &mut sel.having else {
+        return Some(());
+    };
+    // Aliases of the select list, when no table of the statement has a column of that name.
+    let aliases: Vec<(String, Expr)> = sel
+        .projection
+        .iter()
+        .filter_map(|p| match p {
+            SelectItem::ExprWithAlias { expr, alias } => Some((alias.value.clone(), expr.clone())),
+            _ => None,
+        })
+        .filter(|(a, _)| !tables.iter().any(|t| t.column(a).is_some()))
+        .collect();
+    let _ = visit_expressions_mut(having, |e| {
+        if let Expr::Identifier(i) = e
+            && let Some((_, x)) = aliases
+                .iter()
+                .find(|(a, _)| a.eq_ignore_ascii_case(&i.value))
+        {
+            *e = Expr::Nested(Box::new(x.clone()));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    let grouped = !matches!(&sel.group_by, GroupByExpr::Expressions(e, _) if e.is_empty());
+    let mut calls = false;
+    let _ = visit_expressions(&sel.projection, |e| {
+        calls |= matches!(e, Expr::Function(_));
+        ControlFlow::<()>::Continue(())
+    });
+    if let Some(h) = &sel.having {
+        let _ = visit_expressions(h, |e| {
+            calls |= matches!(e, Expr::Function(_) | Expr::Subquery(_));
+            ControlFlow::<()>::Continue(())
+        });
+    }
+    if !grouped && !calls {
+        let h = sel.having.take();
+        sel.selection = and(sel.selection.take(), h);
+    }
+    Some(())
+}
+
+/// The name a FROM item is referred to by (its alias, else its table name).
+fn ref_name(t: &TableFactor) -> Option<String> {
+    match t {
+        TableFactor::Table { name, alias, .. } => alias
+            .as_ref()
+            .map(|a| a.name.value.clone())
+            .or_else(|| last_name(name)),
+        _ => None,
+    }
+}
+
+fn and(a: Option<Expr>, b: Option<Expr>) -> Option<Expr> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Expr::BinaryOp {
+            left: Box::new(Expr::Nested(Box::new(a))),
+            op: BinaryOperator::And,
+            right: Box::new(Expr::Nested(Box::new(b))),
+        }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The ON condition of an inner join (None: another kind of join).
+fn inner_on(j: &Join) -> Option<Expr> {
+    match &j.join_operator {
+        JoinOperator::Join(JoinConstraint::On(e)) | JoinOperator::Inner(JoinConstraint::On(e)) => {
+            Some(e.clone())
+        }
+        _ => None,
+    }
+}
+
+/// `… WHERE ctid IN (SELECT ctid FROM t WHERE … ORDER BY … LIMIT n)`.
+fn ctid_subquery(
+    from: &TableFactor,
+    selection: &Option<Expr>,
+    order_by: &[OrderByExpr],
+    limit: &Expr,
+) -> Option<Expr> {
+    let mut q = format!("ctid IN (SELECT ctid FROM {from}");
+    if let Some(w) = selection {
+        q.push_str(&format!(" WHERE {w}"));
+    }
+    if !order_by.is_empty() {
+        let o: Vec<String> = order_by.iter().map(|o| o.to_string()).collect();
+        q.push_str(&format!(" ORDER BY {}", o.join(", ")));
+    }
+    q.push_str(&format!(" LIMIT {limit})"));
+    Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(&q)
+        .ok()?
+        .parse_expr()
+        .ok()
+}
+
+fn update(up: &mut Update, tables: &[&Table], booleans: bool) -> Option<()> {
+    if up.from.is_some() {
+        return None;
+    }
+    if booleans {
+        for a in &mut up.assignments {
+            if let AssignmentTarget::ColumnName(c) = &a.target
+                && let Some(name) = last_name(c)
+                && bool_column(&Expr::Identifier(ident(&name)), tables)
+                && let Some(b) = bool_literal(&a.value)
+            {
+                a.value = b;
+            }
+        }
+    }
+    if !up.table.joins.is_empty() {
+        if up.limit.is_some() || !up.order_by.is_empty() {
+            return None;
+        }
+        // UPDATE a JOIN b ON c SET a.x = … WHERE w → UPDATE a SET x = … FROM b WHERE c AND w: only
+        // when every assignment is to the first table.
+        let first = ref_name(&up.table.relation)?;
+        for a in &mut up.assignments {
+            let AssignmentTarget::ColumnName(c) = &a.target else {
+                return None;
+            };
+            let parts: Vec<String> =
+                c.0.iter()
+                    .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
+                    .collect();
+            match parts.as_slice() {
+                [q, col] if q.eq_ignore_ascii_case(&first) => {
+                    a.target = AssignmentTarget::ColumnName(ObjectName::from(vec![ident(col)]));
+                }
+                _ => return None,
+            }
+        }
+        let mut joins = std::mem::take(&mut up.table.joins).into_iter();
+        let j1 = joins.next()?;
+        let on = inner_on(&j1)?;
+        let rest: Vec<Join> = joins.collect();
+        if rest.iter().any(|j| inner_on(j).is_none()) {
+            return None;
+        }
+        up.from = Some(UpdateTableFromKind::AfterSet(vec![TableWithJoins {
+            relation: j1.relation,
+            joins: rest,
+        }]));
+        up.selection = and(Some(on), up.selection.take());
+        return Some(());
+    }
+    if let Some(limit) = up.limit.take() {
+        let sub = ctid_subquery(&up.table.relation, &up.selection, &up.order_by, &limit)?;
+        up.order_by.clear();
+        up.selection = Some(sub);
+    }
+    Some(())
+}
+
+fn delete(del: &mut Delete) -> Option<()> {
+    let from = match &mut del.from {
+        FromTable::WithFromKeyword(f) | FromTable::WithoutKeyword(f) => f,
+    };
+    let multi = !del.tables.is_empty() || del.using.is_some();
+    if !multi {
+        let [t] = from.as_mut_slice() else {
+            return None;
+        };
+        if !t.joins.is_empty() {
+            return None;
+        }
+        if let Some(limit) = del.limit.take() {
+            let sub = ctid_subquery(&t.relation, &del.selection, &del.order_by, &limit)?;
+            del.order_by.clear();
+            del.selection = Some(sub);
+        }
+        return Some(());
+    }
+    if del.limit.is_some() || !del.order_by.is_empty() {
+        return None;
+    }
+    // The one table rows are deleted from, and the list of tables it is found in.
+    let (target, mut list) = if !del.tables.is_empty() {
+        if del.using.is_some() || del.tables.len() != 1 {
+            return None;
+        }
+        (last_name(&del.tables[0])?, std::mem::take(from))
+    } else {
+        let [t] = from.as_slice() else {
+            return None;
+        };
+        if !t.joins.is_empty() {
+            return None;
+        }
+        (ref_name(&t.relation)?, del.using.take()?)
+    };
+    // Find the target among the items: first of a join chain, or one of a comma list.
+    let at = list
+        .iter()
+        .position(|t| ref_name(&t.relation).is_some_and(|n| n.eq_ignore_ascii_case(&target)))?;
+    let mut item = list.remove(at);
+    let mut cond = None;
+    let mut using = list;
+    if !item.joins.is_empty() {
+        let mut joins = std::mem::take(&mut item.joins).into_iter();
+        let j1 = joins.next()?;
+        cond = Some(inner_on(&j1)?);
+        let rest: Vec<Join> = joins.collect();
+        if rest.iter().any(|j| inner_on(j).is_none()) {
+            return None;
+        }
+        using.insert(
+            0,
+            TableWithJoins {
+                relation: j1.relation,
+                joins: rest,
+            },
+        );
+    }
+    if using.is_empty() {
+        return None;
+    }
+    del.tables.clear();
+    del.from = FromTable::WithFromKeyword(vec![item]);
+    del.using = Some(using);
+    del.selection = and(cond, del.selection.take());
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rewrite;
+    use crate::audit::{AuditOptions, Context};
+    use crate::schema::ddl::schema_from_ddl;
+
+    fn rw(sql: &str) -> Option<String> {
+        let profile = crate::profile::load_profile("postgres", None).expect("profile");
+        let ddl = schema_from_ddl(
+            "CREATE TABLE kv (k VARCHAR(50) NOT NULL, v VARCHAR(200) NULL, hits INT NOT NULL DEFAULT 0, PRIMARY KEY (k));
+             CREATE TABLE c (id INT NOT NULL AUTO_INCREMENT, on_ TINYINT(1) NOT NULL, PRIMARY KEY (id));",
+            "t.sql",
+        );
+        let o = AuditOptions::default();
+        let ctx = Context {
+            profile: &profile,
+            schema: Some(&ddl.schema),
+            options: &o,
+        };
+        rewrite(
+            sql,
+            &ctx,
+            super::Semantics {
+                decimal_division: true,
+                case_insensitive: true,
+                booleans: true,
+            },
+        )
+    }
+
+    #[test]
+    fn decimal_division_and_case_insensitive_columns() {
+        assert_eq!(
+            rw("SELECT hits / 2, 7 / 2, SUM(hits) / COUNT(*), v / 2 FROM kv").as_deref(),
+            Some(
+                "SELECT (round(CAST(hits AS NUMERIC) / 2, 4)), (round(CAST(7 AS NUMERIC) / 2, 4)), (round(CAST(SUM(hits) AS NUMERIC) / COUNT(*), 4)), v / 2 FROM kv"
+            )
+        );
+        assert_eq!(
+            rw(
+                "SELECT k FROM kv WHERE k = 'Beta' AND v LIKE 'a%' AND k IN ('A', 'b') AND hits = 2"
+            )
+            .as_deref(),
+            Some(
+                "SELECT k FROM kv WHERE rtrim(lower(k)) = rtrim(lower('Beta')) AND v ILIKE 'a%' AND rtrim(lower(k)) IN (rtrim(lower('A')), rtrim(lower('b'))) AND hits = 2"
+            )
+        );
+    }
+
+    #[test]
+    fn upserts() {
+        assert_eq!(
+            rw("INSERT INTO kv (k, v, hits) VALUES ('a', 'b', 5) ON DUPLICATE KEY UPDATE v = VALUES(v), hits = hits + VALUES(hits)").as_deref(),
+            Some("INSERT INTO kv (k, v, hits) VALUES ('a', 'b', 5) ON CONFLICT(k) DO UPDATE SET v = EXCLUDED.v, hits = kv.hits + EXCLUDED.hits")
+        );
+        assert_eq!(
+            rw("REPLACE INTO kv (k, v) VALUES ('a', 'b')").as_deref(),
+            Some(
+                "INSERT INTO kv (k, v) VALUES ('a', 'b') ON CONFLICT(k) DO UPDATE SET v = EXCLUDED.v, hits = DEFAULT"
+            )
+        );
+        assert_eq!(
+            rw("INSERT IGNORE INTO kv (k) VALUES ('a')").as_deref(),
+            Some("INSERT INTO kv (k) VALUES ('a') ON CONFLICT DO NOTHING")
+        );
+        assert_eq!(
+            rw("INSERT INTO kv SET k = 'a', hits = 2").as_deref(),
+            Some("INSERT INTO kv (k, hits) VALUES ('a', 2)")
+        );
+        // No key the insert gives: no rewrite.
+        assert_eq!(rw("REPLACE INTO kv (v) VALUES ('b')"), None);
+    }
+
+    #[test]
+    fn updates_and_deletes() {
+        assert_eq!(
+            rw("UPDATE t SET a = 1 WHERE b = 2 ORDER BY c LIMIT 1").as_deref(),
+            Some(
+                "UPDATE t SET a = 1 WHERE ctid IN (SELECT ctid FROM t WHERE b = 2 ORDER BY c LIMIT 1)"
+            )
+        );
+        assert_eq!(
+            rw("DELETE FROM t WHERE b = 2 LIMIT 3").as_deref(),
+            Some("DELETE FROM t WHERE ctid IN (SELECT ctid FROM t WHERE b = 2 LIMIT 3)")
+        );
+        assert_eq!(
+            rw("UPDATE o JOIN c ON c.id = o.cid SET o.note = 'x' WHERE c.tier = 'e'").as_deref(),
+            Some("UPDATE o SET note = 'x' FROM c WHERE (c.id = o.cid) AND (c.tier = 'e')")
+        );
+        // Two tables updated: the target updates one table per statement.
+        assert_eq!(
+            rw("UPDATE o JOIN c ON c.id = o.cid SET o.note = 'x', c.b = 1"),
+            None
+        );
+        assert_eq!(
+            rw("DELETE oi FROM order_items oi JOIN orders o ON o.id = oi.order_id WHERE o.status = 'p'").as_deref(),
+            Some("DELETE FROM order_items oi USING orders o WHERE (o.id = oi.order_id) AND (o.status = 'p')")
+        );
+        assert_eq!(
+            rw("DELETE FROM a USING a, b WHERE b.id = a.id").as_deref(),
+            Some("DELETE FROM a USING b WHERE b.id = a.id")
+        );
+    }
+
+    #[test]
+    fn booleans_and_identity() {
+        assert_eq!(
+            rw("SELECT id, on_ + 0, SUM(on_) FROM c WHERE on_ = 1").as_deref(),
+            Some(
+                "SELECT id, CAST(on_ AS INTEGER) + 0, SUM(CAST(on_ AS INTEGER)) FROM c WHERE on_ = true"
+            )
+        );
+        assert_eq!(
+            rw("UPDATE c SET on_ = 0 WHERE id = 1").as_deref(),
+            Some("UPDATE c SET on_ = false WHERE id = 1")
+        );
+        assert_eq!(
+            rw("INSERT INTO c (id, on_) VALUES (NULL, 1), (0, 0)").as_deref(),
+            Some("INSERT INTO c (id, on_) VALUES (DEFAULT, true), (DEFAULT, false)")
+        );
+    }
+
+    #[test]
+    fn select_extensions() {
+        assert_eq!(
+            rw("SELECT k, SUM(hits) AS n FROM kv GROUP BY k WITH ROLLUP").as_deref(),
+            Some("SELECT k, SUM(hits) AS n FROM kv GROUP BY ROLLUP (k)")
+        );
+        assert_eq!(
+            rw("SELECT k, SUM(hits) AS n FROM kv GROUP BY k HAVING n > 2").as_deref(),
+            Some("SELECT k, SUM(hits) AS n FROM kv GROUP BY k HAVING (SUM(hits)) > 2")
+        );
+        assert_eq!(
+            rw("SELECT k, hits FROM kv WHERE v IS NULL HAVING hits > 2").as_deref(),
+            Some("SELECT k, hits FROM kv WHERE (v IS NULL) AND (hits > 2)")
+        );
+    }
+
+    #[test]
+    fn div_and_group_concat() {
+        assert_eq!(
+            rw("SELECT stock DIV 7 FROM t").as_deref(),
+            Some("SELECT CAST(div(stock, 7) AS BIGINT) FROM t")
+        );
+        assert_eq!(
+            rw("SELECT 1 FROM t WHERE (a = 1) XOR (b = 2)").as_deref(),
+            Some("SELECT 1 FROM t WHERE (((a = 1)) <> ((b = 2)))")
+        );
+        assert_eq!(
+            rw("SELECT GROUP_CONCAT(id ORDER BY id SEPARATOR ';') FROM t").as_deref(),
+            Some("SELECT string_agg(CAST(id AS TEXT), ';' ORDER BY id) FROM t")
+        );
+        assert_eq!(
+            rw("SELECT GROUP_CONCAT(DISTINCT c ORDER BY c) FROM t").as_deref(),
+            Some("SELECT string_agg(DISTINCT c, ',' ORDER BY c) FROM t")
+        );
+    }
+}
