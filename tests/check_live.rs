@@ -295,9 +295,16 @@ fn ctrl_c_during_the_replay_stops_the_check_and_still_writes_the_report() {
     let db = "cutover_check_sigint";
     load(db, true);
     let dir = tempfile::tempdir().unwrap();
-    // At a tenth of the recorded pace the replay lasts over 5 s: the signal lands in it.
-    let text = shipped_scenario(db, None).replace("speed = 10.0", "speed = 0.1");
-    assert!(text.contains("speed = 0.1"));
+    // The TPC-C capture spans 10 recorded seconds: at a tenth of its pace the replay lasts
+    // minutes, and the signal, sent once the audit has written its result, lands in it. (The
+    // sysbench capture's statements all share one second: no pace makes it last.)
+    let text = shipped_scenario(db, None)
+        .replace("speed = 10.0", "speed = 0.1")
+        .replace(
+            "corpora/sysbench/general-text.log.gz",
+            "corpora/tpcc/general.log.gz",
+        );
+    assert!(text.contains("speed = 0.1") && text.contains("tpcc/general.log.gz"));
     let file = dir.path().join("scenario.toml");
     std::fs::write(&file, text).unwrap();
     let out = dir.path().join("out");
@@ -309,7 +316,15 @@ fn ctrl_c_during_the_replay_stops_the_check_and_still_writes_the_report() {
         .spawn()
         .expect("run cutover");
     let pid = child.id().to_string();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let started = std::time::Instant::now();
+    while !out.join("audit.json").exists() && started.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        out.join("audit.json").exists(),
+        "the audit did not finish in 2 minutes"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     let sent = Command::new("kill")
         .args(["-INT", &pid])
         .status()
