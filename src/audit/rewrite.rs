@@ -153,36 +153,32 @@ fn create_table(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String
     super::rewrite_ddl::one_statement(stmts)
 }
 
-/// Rewrites `sql`, computing its findings first.
+/// The findings of `sql` on its own (tests).
 #[cfg(test)]
-pub fn rewrite(sql: &str, ctx: &Context) -> Option<Rewrite> {
+fn findings_of(sql: &str, ctx: &Context) -> Vec<crate::audit::Finding> {
     let (hits, _) = detect(sql, ctx);
     let origin = StatementOrigin {
         file: String::new(),
         line: 1,
         column: 1,
     };
-    let (findings, _) = judge(&hits, sql, &origin, ctx.profile);
-    rewrite_with(sql, ctx.profile, &findings)
+    judge(&hits, sql, &origin, ctx.profile).0
+}
+
+/// Rewrites `sql`, computing its findings first.
+#[cfg(test)]
+pub fn rewrite(sql: &str, ctx: &Context) -> Option<Rewrite> {
+    rewrite_with(sql, ctx.profile, &findings_of(sql, ctx))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{rewrite, statement_rewrite};
-    use crate::audit::{StatementOrigin, detect, judge, with_postgres};
+    use super::{findings_of, rewrite, statement_rewrite};
+    use crate::audit::with_postgres;
 
     /// The audit's rewrite of `sql` (None: none, or not complete).
     fn audit_rw(sql: &str) -> Option<String> {
-        with_postgres(|ctx| {
-            let (hits, _) = detect(sql, ctx);
-            let origin = StatementOrigin {
-                file: String::new(),
-                line: 1,
-                column: 1,
-            };
-            let (findings, _) = judge(&hits, sql, &origin, ctx.profile);
-            statement_rewrite(sql, ctx, &findings)
-        })
+        with_postgres(|ctx| statement_rewrite(sql, ctx, &findings_of(sql, ctx)))
     }
 
     #[test]
