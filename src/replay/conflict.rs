@@ -12,6 +12,15 @@
 //!   joins, multi-row inserts, no `WHERE`) touches the whole table;
 //! - a `COMMIT`/`ROLLBACK` touches everything its transaction touched, so conflicting transactions
 //!   also end in the captured order;
+//! - but once a transaction holds an exclusive lock on rows (it wrote them, or read them `FOR
+//!   UPDATE`), a statement of another session captured later on those rows cannot have taken its
+//!   lock before the transaction ended, whatever the log's order says: the general log writes a
+//!   statement when it starts (before it waits for the lock), and the slow log may write it before
+//!   the COMMIT that let it go (the COMMIT's record is written after its locks are released). The
+//!   transaction's later statements and its end do not wait for such statements — the server
+//!   makes them wait for the transaction instead. Waiting for them at the gate would be a cycle
+//!   (the gate waits for the statement, the statement for the transaction's lock) that only the
+//!   2 s timeout ends;
 //! - a write whose tables are unknown (`CALL`, …) waits for everything captured before it, and
 //!   everything after waits for it.
 //!
@@ -266,7 +275,28 @@ pub(super) struct Conflicts {
 struct SessionTxn {
     autocommit_off: bool,
     explicit: bool,
-    touched: Vec<Access>,
+    touched: Vec<Touch>,
+}
+
+/// Rows an open transaction touched, and since which statement it holds an exclusive lock on them.
+#[derive(Clone)]
+struct Touch {
+    access: Access,
+    exclusive_since: Option<u64>,
+}
+
+/// Whether the statement takes exclusive row locks: writes and DDL do, `SELECT … FOR UPDATE` does;
+/// `LOCK IN SHARE MODE` / `FOR SHARE` take shared ones and `SELECT … INTO @v` none.
+fn locks_exclusively(plan: &StatementPlan, sql: &[u8]) -> bool {
+    match plan.class {
+        C::Write | C::Ddl => true,
+        C::LockingRead => {
+            let toks: Vec<_> = crate::sql::classify::significant(sql).collect();
+            toks.windows(2)
+                .any(|w| eq_kw(w[0].text(sql), b"FOR") && eq_kw(w[1].text(sql), b"UPDATE"))
+        }
+        _ => false,
+    }
 }
 
 impl Conflicts {
@@ -281,8 +311,19 @@ impl Conflicts {
     ) -> Deps {
         let txn = self.sessions.entry(session).or_default();
         let ends = matches!(plan.control, Control::Commit | Control::Rollback);
+        let held: Vec<Touch> = txn
+            .touched
+            .iter()
+            .filter(|t| t.exclusive_since.is_some())
+            .cloned()
+            .collect();
         let acc = if ends {
-            Some(std::mem::take(&mut txn.touched))
+            Some(
+                std::mem::take(&mut txn.touched)
+                    .into_iter()
+                    .map(|t| t.access)
+                    .collect(),
+            )
         } else if matches!(plan.class, C::Write | C::LockingRead | C::Ddl) {
             accesses(plan, sql)
         } else {
@@ -301,9 +342,16 @@ impl Conflicts {
             };
         };
         if !ends && (txn.explicit || txn.autocommit_off) {
+            let exclusive = locks_exclusively(plan, sql).then_some(seq);
             for a in &acc {
-                if !txn.touched.contains(a) {
-                    txn.touched.push(a.clone());
+                match txn.touched.iter_mut().find(|t| &t.access == a) {
+                    Some(t) => {
+                        t.exclusive_since = t.exclusive_since.or(exclusive);
+                    }
+                    None => txn.touched.push(Touch {
+                        access: a.clone(),
+                        exclusive_since: exclusive,
+                    }),
                 }
             }
         }
@@ -319,7 +367,14 @@ impl Conflicts {
                 deps.all_before = deps.all_before.max(w.evicted + 1);
             }
             for e in &w.entries {
-                if e.session != session && overlaps(&e.key, &a.key) {
+                if e.session != session
+                    && overlaps(&e.key, &a.key)
+                    && !held.iter().any(|t| {
+                        t.access.table == a.table
+                            && t.exclusive_since.is_some_and(|since| since < e.seq)
+                            && overlaps(&t.access.key, &e.key)
+                    })
+                {
                     on.push((e.seq, e.session));
                 }
             }
@@ -440,10 +495,13 @@ mod tests {
                 .on
                 .is_empty()
         ); // 2
-        assert_eq!(order(&mut c, 2, "UPDATE t SET a=2 WHERE id=1").on, vec![1]); // 3
-        assert_eq!(order(&mut c, 1, "COMMIT").on, vec![3]); // 4
-        // Session 2's COMMIT touched ids 2 and 1: after session 1's statements on id 1.
-        assert_eq!(order(&mut c, 2, "COMMIT").on, vec![1, 4]); // 5
+        assert!(order(&mut c, 1, "COMMIT").on.is_empty()); // 3
+        assert_eq!(
+            order(&mut c, 2, "UPDATE t SET a=2 WHERE id=1").on,
+            vec![1, 3]
+        ); // 4
+        // Session 2's COMMIT touched ids 2 and 1: after session 1's statements on id 1, its end too.
+        assert_eq!(order(&mut c, 2, "COMMIT").on, vec![1, 3]); // 5
         assert_eq!(
             order(&mut c, 3, "UPDATE t SET a=3 WHERE id=9").on,
             Vec::<u64>::new()
@@ -460,6 +518,40 @@ mod tests {
             order(&mut c, 1, "UPDATE u SET a=1 WHERE id=2").all_before,
             10
         );
+    }
+
+    #[test]
+    fn a_transaction_holding_a_lock_does_not_wait_for_statements_it_blocked() {
+        let mut c = Conflicts::default();
+        let mut next = 0;
+        let mut order = |c: &mut Conflicts, session: u64, sql: &str| {
+            next += 1;
+            let p = plan(sql.as_bytes(), Mode::All);
+            c.order(next, session, &p, sql.as_bytes()).on
+        };
+        c.control(1, &Control::Begin);
+        c.control(2, &Control::Begin);
+        assert!(order(&mut c, 1, "UPDATE t SET a=1 WHERE id=1").is_empty()); // 1
+        // Captured after 1 but blocked by session 1's lock until its COMMIT (the general log's
+        // start order; the slow log writes it before the COMMIT's record now and then).
+        assert_eq!(order(&mut c, 2, "UPDATE t SET a=2 WHERE id=1"), vec![1]); // 2
+        // Session 1 goes on and ends without waiting for 2.
+        assert!(order(&mut c, 1, "DELETE FROM t WHERE id=1").is_empty()); // 3
+        assert!(order(&mut c, 1, "COMMIT").is_empty()); // 4
+        // A read FOR UPDATE holds the lock as well; a shared or no lock does not.
+        c.control(3, &Control::Begin);
+        assert!(order(&mut c, 3, "SELECT a FROM u WHERE id=7 FOR UPDATE").is_empty()); // 5
+        assert_eq!(order(&mut c, 4, "UPDATE u SET a=1 WHERE id=7"), vec![5]); // 6
+        assert!(order(&mut c, 3, "COMMIT").is_empty()); // 7
+        c.control(5, &Control::Begin);
+        assert!(order(&mut c, 5, "SELECT a FROM v WHERE id=7 LOCK IN SHARE MODE").is_empty()); // 8
+        assert_eq!(order(&mut c, 6, "UPDATE v SET a=1 WHERE id=7"), vec![8]); // 9
+        assert_eq!(order(&mut c, 5, "COMMIT"), vec![9]); // 10
+        // A statement captured before the lock was taken is still waited for.
+        c.control(7, &Control::Begin);
+        assert!(order(&mut c, 8, "UPDATE w SET a=1 WHERE id=1").is_empty()); // 11
+        assert_eq!(order(&mut c, 7, "UPDATE w SET a=2 WHERE id=1"), vec![11]); // 12
+        assert_eq!(order(&mut c, 7, "COMMIT"), vec![11]); // 13
     }
 
     #[test]
