@@ -14,6 +14,7 @@ mod consistency;
 mod effort;
 mod gate;
 mod inputs;
+mod latency;
 mod replay;
 mod verify;
 mod waivers;
