@@ -8,6 +8,7 @@
 mod insert;
 pub mod literal;
 pub(crate) mod table;
+mod trigger;
 
 use super::{Context, Verdict, audit_statement, input};
 use crate::profile::Profile;
@@ -264,6 +265,28 @@ impl<W: Write> Emitter<'_, W> {
         if words.is_empty() {
             // Only comments, or a version comment MariaDB skips.
             return Ok(());
+        }
+        let is_trigger = w(0) == "CREATE"
+            && toks
+                .iter()
+                .filter(|t| t.kind != crate::sql::lexer::TokenKind::Whitespace)
+                .take(12)
+                .any(|t| word(t, src) == "TRIGGER");
+        if is_trigger && table::has_triggers(self.profile) {
+            return match trigger::translate(src, &toks, &mut self.notes) {
+                Ok(stmts) => {
+                    self.note(&format!(
+                        "{file}:{}: trigger body translated to a PL/pgSQL function (DDL-019)",
+                        st.line
+                    ))?;
+                    for s in &stmts {
+                        self.write_statement(s)?;
+                    }
+                    self.summary.translated -= stmts.len().saturating_sub(1) as u64;
+                    Ok(())
+                }
+                Err(why) => self.generic(st, file, Some(&format!("trigger not translated: {why}"))),
+            };
         }
         match (w(0), w(1)) {
             ("CREATE", "TABLE") | ("CREATE", "TEMPORARY") => self.create_table(st, file),
