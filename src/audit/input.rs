@@ -70,8 +70,10 @@ pub fn is_script(path: &Path) -> bool {
 }
 
 /// Reads a SQL script (plain or gzip): every statement, in order. The script is read as it goes,
-/// never whole; its size and content hash are kept for the report's header.
-pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
+/// never whole; its size and content hash are kept for the report's header. `raw_bytes`: bytes
+/// that are not UTF-8 inside string literals are kept (a dump being translated by `--emit-sql`,
+/// whose BIT and BLOB values mysqldump writes as raw bytes); otherwise they are an error.
+pub fn read_script(path: &Path, raw_bytes: bool) -> Result<AuditInput, InputError> {
     use std::io::BufRead;
     let display = path.display().to_string();
     let script_error = |e: std::io::Error| InputError::Script {
@@ -92,6 +94,9 @@ pub fn read_script(path: &Path) -> Result<AuditInput, InputError> {
     };
     let mut got = AuditInput::default();
     let mut statements = ScriptReader::new(reader);
+    if raw_bytes {
+        statements = statements.with_raw_bytes_in_strings();
+    }
     let mut damaged = None;
     // The last line of the last statement read whole.
     let mut read_to_line = 0usize;
@@ -247,13 +252,14 @@ pub fn read_logs(
 pub fn read_inputs(
     paths: &[PathBuf],
     opts: CaptureOptions,
+    raw_bytes: bool,
     mut progress: impl FnMut(u64, Option<u64>),
 ) -> Result<AuditInput, InputError> {
     let (scripts, logs): (Vec<PathBuf>, Vec<PathBuf>) =
         paths.iter().cloned().partition(|p| is_script(p));
     let mut all = AuditInput::default();
     for p in &scripts {
-        let one = read_script(p)?;
+        let one = read_script(p, raw_bytes)?;
         all.executions += one.executions;
         all.statements.extend(one.statements);
         all.inputs.extend(one.inputs);

@@ -98,12 +98,17 @@ pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditEr
         None => None,
     };
     progress.phase("reading", None, Unit::Bytes);
-    let got = input::read_inputs(&r.inputs, r.capture.clone(), |done, total| {
-        if let Some(t) = total {
-            progress.phase("reading", Some(t), Unit::Bytes);
-        }
-        progress.done(done);
-    })?;
+    let got = input::read_inputs(
+        &r.inputs,
+        r.capture.clone(),
+        r.emit_sql.is_some(),
+        |done, total| {
+            if let Some(t) = total {
+                progress.phase("reading", Some(t), Unit::Bytes);
+            }
+            progress.done(done);
+        },
+    )?;
     progress.finish();
     header.inputs = if got.inputs.is_empty() {
         r.inputs

@@ -74,6 +74,8 @@ pub struct ScriptReader<R> {
     pos: usize,
     eof: bool,
     delimiter: String,
+    /// Accept bytes that are not UTF-8 inside string literals (see `with_raw_bytes_in_strings`).
+    raw_bytes_in_strings: bool,
     /// Line and column of `buf[0]`.
     line: usize,
     column: usize,
@@ -115,6 +117,7 @@ impl<R: Read> ScriptReader<R> {
             pos: 0,
             eof: false,
             delimiter: ";".into(),
+            raw_bytes_in_strings: false,
             line: 1,
             column: 1,
             want: 0,
@@ -124,6 +127,15 @@ impl<R: Read> ScriptReader<R> {
             broken: None,
             consumed: 0,
         }
+    }
+
+    /// Dumps hold binary data in string literals (mysqldump writes BIT and, without `--hex-blob`,
+    /// BLOB values as raw bytes): with this, bytes that are not UTF-8 inside a string literal are
+    /// kept, each as the character `RAW_BYTE_BASE + byte` (see [`raw_bytes`]); outside string
+    /// literals they are still an error (a script in another encoding).
+    pub fn with_raw_bytes_in_strings(mut self) -> Self {
+        self.raw_bytes_in_strings = true;
+        self
     }
 
     /// Bytes read from the input so far (decompressed).
@@ -320,9 +332,16 @@ impl<R: Read> ScriptReader<R> {
             return Ok(None);
         };
         let (line, column) = self.position(code_at);
-        let text = std::str::from_utf8(&raw[code_at..])
-            .map_err(|_| ScriptError::NotUtf8 { line })?
-            .trim_end();
+        let decoded;
+        let text = match std::str::from_utf8(&raw[code_at..]) {
+            Ok(t) => t,
+            Err(_) if self.raw_bytes_in_strings => {
+                decoded = escape_raw_bytes(&raw[code_at..]).ok_or(ScriptError::NotUtf8 { line })?;
+                decoded.as_str()
+            }
+            Err(_) => return Err(ScriptError::NotUtf8 { line }),
+        }
+        .trim_end();
         let leading = String::from_utf8_lossy(&raw[..code_at]);
         let leading_comment = leading
             .lines()
@@ -434,9 +453,90 @@ impl<R: Read> Iterator for ScriptReader<R> {
     }
 }
 
+/// Where a byte that is not UTF-8 is kept in a statement's text (`ScriptReader::
+/// with_raw_bytes_in_strings`): U+10FF00 + byte, in a private-use plane no SQL text uses.
+pub const RAW_BYTE_BASE: u32 = 0x10FF00;
+
+/// The statement as text with every byte that is not UTF-8 kept as `RAW_BYTE_BASE + byte`, when
+/// all such bytes are inside string literals; None otherwise.
+fn escape_raw_bytes(raw: &[u8]) -> Option<String> {
+    let strings: Vec<(usize, usize)> = Lexer::new(raw)
+        .filter(|t| matches!(t.kind, TokenKind::String | TokenKind::NationalString))
+        .map(|t| (t.start, t.end))
+        .collect();
+    let inside = |at: usize| strings.iter().any(|&(a, b)| a <= at && at < b);
+    let mut out = String::with_capacity(raw.len() + 16);
+    let mut at = 0;
+    while at < raw.len() {
+        match std::str::from_utf8(&raw[at..]) {
+            Ok(t) => {
+                out.push_str(t);
+                break;
+            }
+            Err(e) => {
+                let good = e.valid_up_to();
+                out.push_str(std::str::from_utf8(&raw[at..at + good]).ok()?);
+                let bad = e.error_len().unwrap_or(raw.len() - at - good);
+                for i in 0..bad {
+                    let pos = at + good + i;
+                    if !inside(pos) {
+                        return None;
+                    }
+                    out.push(char::from_u32(RAW_BYTE_BASE + u32::from(raw[pos]))?);
+                }
+                at += good + bad;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The bytes a literal's text stands for, with the characters `escape_raw_bytes` made turned back
+/// into their bytes; `had_raw` says whether there were any.
+pub fn raw_bytes(text: &[u8]) -> (std::borrow::Cow<'_, [u8]>, bool) {
+    let Ok(s) = std::str::from_utf8(text) else {
+        return (std::borrow::Cow::Borrowed(text), false);
+    };
+    let raw = |c: char| (RAW_BYTE_BASE + 0x80..=RAW_BYTE_BASE + 0xFF).contains(&(c as u32));
+    if !s.chars().any(raw) {
+        return (std::borrow::Cow::Borrowed(text), false);
+    }
+    let mut out = Vec::with_capacity(text.len());
+    for c in s.chars() {
+        if raw(c) {
+            out.push((c as u32 - RAW_BYTE_BASE) as u8);
+        } else {
+            let mut b = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+        }
+    }
+    (std::borrow::Cow::Owned(out), true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_bytes_are_kept_inside_string_literals_only_when_asked() {
+        let input: &[u8] =
+            b"INSERT INTO t VALUES (1,'\x80\x01',_binary '\xff');\nSELECT caf\xe9;\n";
+        let plain: Vec<_> = ScriptReader::new(input).collect();
+        assert!(matches!(plain[0], Err(ScriptError::NotUtf8 { line: 1 })));
+        let raw: Vec<_> = ScriptReader::new(input)
+            .with_raw_bytes_in_strings()
+            .collect();
+        let first = raw[0].as_ref().expect("raw bytes in strings are kept");
+        let (bytes, had) = raw_bytes(first.text.as_bytes());
+        assert!(had);
+        assert_eq!(
+            &bytes[..],
+            &b"INSERT INTO t VALUES (1,'\x80\x01',_binary '\xff')"[..]
+        );
+        // Outside a string literal the script is in another encoding: still an error.
+        assert!(matches!(raw[1], Err(ScriptError::NotUtf8 { line: 2 })));
+        assert!(!raw_bytes(b"plain").1);
+    }
 
     fn texts(s: &str) -> Vec<String> {
         split_script(s).into_iter().map(|s| s.text).collect()

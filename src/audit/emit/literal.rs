@@ -171,6 +171,9 @@ pub fn is_zero_date(s: &[u8]) -> bool {
 pub struct LiteralNotes {
     pub zero_dates: usize,
     pub nul_bytes: usize,
+    /// String values with bytes that are not UTF-8 bound for a text column (an error for the
+    /// statement: the caller stops with "not UTF-8").
+    pub not_utf8_text: usize,
 }
 
 /// Writes one literal token for a slot (`target_type` is the column's type on the target, for
@@ -192,9 +195,23 @@ pub fn literal(
             } else {
                 text
             };
-            let bytes = unquote(quoted);
+            let unquoted = unquote(quoted);
+            let (bytes, had_raw) = crate::sql::script::raw_bytes(&unquoted);
+            if had_raw && !(binary || matches!(slot, Slot::Bytes | Slot::Bit)) {
+                // Bytes that are not UTF-8 going into a text column: the script's encoding is not
+                // UTF-8 (or the column is binary on the source and text here).
+                notes.not_utf8_text += 1;
+            }
             match slot {
                 Slot::Bytes => pg_bytes(&bytes),
+                // mysqldump writes BIT values as the bytes of the number in a string.
+                Slot::Bit => {
+                    let mut v: u128 = 0;
+                    for b in bytes.iter() {
+                        v = v.wrapping_shl(8) | u128::from(*b);
+                    }
+                    format!("CAST({v} AS {target_type})")
+                }
                 Slot::Temporal if is_zero_date(&bytes) => {
                     notes.zero_dates += 1;
                     "NULL".into()

@@ -185,7 +185,7 @@ impl<W: Write> Emitter<'_, W> {
         } else {
             Box::new(head)
         };
-        let mut statements = ScriptReader::new(reader);
+        let mut statements = ScriptReader::new(reader).with_raw_bytes_in_strings();
         for st in statements.by_ref() {
             let st = match st {
                 Ok(st) => st,
@@ -209,11 +209,19 @@ impl<W: Write> Emitter<'_, W> {
                 }
             };
             self.summary.statements += 1;
+            let not_utf8_before = self.notes.not_utf8_text;
             self.statement(&st, &display)
                 .map_err(|source| EmitError::Io {
                     path: out.display().to_string(),
                     source,
                 })?;
+            if self.notes.not_utf8_text > not_utf8_before {
+                // Raw bytes are kept only for binary and BIT columns.
+                return Err(EmitError::NotUtf8 {
+                    path: display,
+                    line: st.line,
+                });
+            }
         }
         self.summary.bytes_in += statements.bytes_read() as u64;
         Ok(())
