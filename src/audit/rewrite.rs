@@ -34,6 +34,8 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
         decimal_division: has("SEM-002"),
         case_insensitive: has("CASE-002") || has("CASE-003"),
         booleans: has("SEM-015") || findings.iter().any(|f| f.rule == "FN-ARGS" && dml(f)),
+        null_divisors: has("SEM-003"),
+        like_on_text: has("SEM-019"),
     };
     if findings.iter().any(dml)
         && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))
@@ -179,6 +181,16 @@ mod tests {
     /// The audit's rewrite of `sql` (None: none, or not complete).
     fn audit_rw(sql: &str) -> Option<String> {
         with_postgres(|ctx| statement_rewrite(sql, ctx, &findings_of(sql, ctx)))
+    }
+
+    #[test]
+    fn divisors_become_null_if_zero_in_queries_only() {
+        assert_eq!(
+            audit_rw("SELECT MOD(5, 0) AS r").as_deref(),
+            Some("SELECT MOD(5, NULLIF(0, 0)) AS r")
+        );
+        // A write fails in MySQL's strict mode too: no NULLIF there.
+        assert!(audit_rw("UPDATE t SET a = b / 0").is_none_or(|s| !s.contains("NULLIF")));
     }
 
     #[test]
