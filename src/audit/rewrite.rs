@@ -36,6 +36,7 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
         booleans: has("SEM-015") || findings.iter().any(|f| f.rule == "FN-ARGS" && dml(f)),
         null_divisors: has("SEM-003"),
         like_on_text: has("SEM-019"),
+        null_order: has("SEM-005"),
     };
     if findings.iter().any(dml)
         && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))

@@ -38,6 +38,7 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "CASE-003"
             | "SEM-003"
             | "SEM-019"
+            | "SEM-005"
     ) || (rule == "FN-ARGS"
         && detail.is_some_and(|d| {
             let d = d.to_ascii_lowercase();
@@ -84,6 +85,8 @@ pub struct Semantics {
     pub null_divisors: bool,
     /// SEM-019: LIKE on a number, a date or an ENUM.
     pub like_on_text: bool,
+    /// SEM-005: ORDER BY a nullable column, where NULLs sort first in MySQL and last here.
+    pub null_order: bool,
 }
 
 /// The statement translated, or None when it is not one of these forms (or the schema does not
@@ -113,6 +116,12 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
         _ => Some(()),
     };
     ok?;
+    if sem.null_order {
+        let Statement::Query(q) = &mut st else {
+            return None;
+        };
+        super::rewrite_numeric::mysql_null_order(q)?;
+    }
     // Writes fail on a division by zero in MySQL's default strict mode, as on the target.
     if sem.null_divisors && !matches!(st, Statement::Query(_)) {
         return None;

@@ -1,6 +1,6 @@
 //! Expression rewrites for MySQL's lenient numbers, on the AST: a division or remainder by zero is
 //! NULL in a MySQL query (the target raises an error), and LIKE on a number matches its text (the
-//! target has no LIKE for numbers).
+//! target has no LIKE for numbers); NULLs sort first in MySQL.
 
 use super::rewrite_dml::{column, integer_valued, last_name};
 use crate::schema::Table;
@@ -95,5 +95,26 @@ pub fn like_on_text(e: &mut Expr, tables: &[&Table]) -> Option<()> {
         data_type: DataType::Text,
         format: None,
     };
+    Some(())
+}
+
+/// The query's ORDER BY with MySQL's place for NULLs spelled out: NULL is the smallest value in
+/// MySQL (first ascending, last descending), the largest here. None when the query has no ORDER BY
+/// of expressions (the NULL ordering found is in a subquery or a window, not translated) or one
+/// orders with USING.
+pub fn mysql_null_order(q: &mut Query) -> Option<()> {
+    let OrderByKind::Expressions(items) = &mut q.order_by.as_mut()?.kind else {
+        return None;
+    };
+    for o in items {
+        let descending = match &o.options.sort {
+            None | Some(OrderBySort::Asc) => false,
+            Some(OrderBySort::Desc) => true,
+            Some(OrderBySort::Using(_)) => return None,
+        };
+        if o.options.nulls_first.is_none() {
+            o.options.nulls_first = Some(!descending);
+        }
+    }
     Some(())
 }
