@@ -37,6 +37,7 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
         null_divisors: has("SEM-003"),
         like_on_text: has("SEM-019"),
         null_order: has("SEM-005"),
+        avg_scale: has("SEM-025"),
     };
     if findings.iter().any(dml)
         && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))

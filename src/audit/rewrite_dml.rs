@@ -39,6 +39,7 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "SEM-003"
             | "SEM-019"
             | "SEM-005"
+            | "SEM-025"
     ) || (rule == "FN-ARGS"
         && detail.is_some_and(|d| {
             let d = d.to_ascii_lowercase();
@@ -87,6 +88,8 @@ pub struct Semantics {
     pub like_on_text: bool,
     /// SEM-005: ORDER BY a nullable column, where NULLs sort first in MySQL and last here.
     pub null_order: bool,
+    /// SEM-025: AVG of exact numbers, which MySQL answers with 4 more digits of scale.
+    pub avg_scale: bool,
 }
 
 /// The statement translated, or None when it is not one of these forms (or the schema does not
@@ -138,6 +141,9 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
             super::rewrite_numeric::null_divisor(e);
         }
         if sem.like_on_text && super::rewrite_numeric::like_on_text(e, &tables).is_none() {
+            failed = true;
+        }
+        if sem.avg_scale && super::rewrite_numeric::avg_scale(e, &tables).is_none() {
             failed = true;
         }
         if sem.case_insensitive {

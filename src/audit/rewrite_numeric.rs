@@ -118,3 +118,51 @@ pub fn mysql_null_order(q: &mut Query) -> Option<()> {
     }
     Some(())
 }
+
+/// `AVG(c)` of an integer or DECIMAL column as `round(avg(c), scale + 4)`: MySQL answers with the
+/// column's scale plus 4 (div_precision_increment), rounded; the target with 16 or more digits.
+/// None for an AVG of anything else (its scale is not known here).
+pub fn avg_scale(e: &mut Expr, tables: &[&Table]) -> Option<()> {
+    let Expr::Function(f) = e else {
+        return Some(());
+    };
+    if !last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case("AVG")) || f.over.is_some() {
+        return Some(());
+    }
+    let FunctionArguments::List(l) = &f.args else {
+        return None;
+    };
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] = l.args.as_slice() else {
+        return None;
+    };
+    let c = column(x, tables)?;
+    let scale = if integer_valued(x, tables) {
+        0
+    } else if matches!(c.mysql_type.base.as_str(), "DECIMAL" | "NUMERIC") {
+        c.mysql_type.scale.unwrap_or(0)
+    } else {
+        return None;
+    };
+    let avg = std::mem::replace(e, Expr::value(Value::Null));
+    *e = Expr::Function(Function {
+        name: ObjectName::from(vec![Ident::new("round")]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: vec![
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(avg)),
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(Value::Number(
+                    (scale + 4).to_string(),
+                    false,
+                )))),
+            ],
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    });
+    Some(())
+}
