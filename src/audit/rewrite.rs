@@ -186,6 +186,15 @@ mod tests {
     }
 
     #[test]
+    fn set_names_with_a_collation_sets_the_encoding() {
+        assert_eq!(
+            audit_rw("SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci").as_deref(),
+            Some("SET client_encoding = 'UTF8'")
+        );
+        assert_eq!(audit_rw("SET NAMES utf8mb4 COLLATE latin1_bin"), None);
+    }
+
+    #[test]
     fn divisors_become_null_if_zero_in_queries_only() {
         assert_eq!(
             audit_rw("SELECT MOD(5, 0) AS r").as_deref(),
