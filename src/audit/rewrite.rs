@@ -31,6 +31,7 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
         like_on_text: has("SEM-019"),
         null_order: has("SEM-005"),
         avg_scale: has("SEM-025"),
+        coalesce_text: findings.iter().any(|f| f.rule == "SEM-001L" && dml(f)),
     };
     if errors().any(|f| super::rewrite_ddl::RULES.contains(&f.rule.as_str()))
         && let Some(s) = super::rewrite_ddl::rewrite(sql, ctx)

@@ -45,6 +45,8 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             let d = d.to_ascii_lowercase();
             d.starts_with("sum(boolean") || d.starts_with("avg(boolean")
         }))
+        || (rule == "SEM-001L"
+            && detail.is_some_and(|d| d.ends_with(" in COALESCE()") && d.starts_with('\'')))
         || (rule == "FN-MISSING"
             && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
 }
@@ -90,6 +92,8 @@ pub struct Semantics {
     pub null_order: bool,
     /// SEM-025: AVG of exact numbers, which MySQL answers with 4 more digits of scale.
     pub avg_scale: bool,
+    /// SEM-001L in COALESCE: a string literal among numbers, a string result in MySQL.
+    pub coalesce_text: bool,
 }
 
 /// The statement translated, or None when it is not one of these forms (or the schema does not
@@ -145,6 +149,9 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
         }
         if sem.avg_scale && super::rewrite_numeric::avg_scale(e, &tables).is_none() {
             failed = true;
+        }
+        if sem.coalesce_text {
+            super::rewrite_numeric::coalesce_text(e, &tables);
         }
         if sem.case_insensitive {
             case_insensitive(e, &tables);

@@ -166,3 +166,41 @@ pub fn avg_scale(e: &mut Expr, tables: &[&Table]) -> Option<()> {
     });
     Some(())
 }
+
+/// `COALESCE(n, 'text')` with integer, DECIMAL or YEAR columns: each such column as
+/// `CAST(n AS text)`. MySQL answers in a string (the number's text, as the target writes it too); the target refuses
+/// the mix. Other arguments are left: a string literal or column is text already.
+pub fn coalesce_text(e: &mut Expr, tables: &[&Table]) {
+    let Expr::Function(f) = e else {
+        return;
+    };
+    if !last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case("COALESCE")) {
+        return;
+    }
+    let FunctionArguments::List(l) = &mut f.args else {
+        return;
+    };
+    let has_string = l.args.iter().any(|a| {
+        matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))
+            if matches!(v.value, Value::SingleQuotedString(_)))
+    });
+    if !has_string {
+        return;
+    }
+    for a in &mut l.args {
+        if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = a
+            && column(x, tables).is_some_and(|c| {
+                integer_valued(x, tables)
+                    || matches!(c.mysql_type.base.as_str(), "DECIMAL" | "NUMERIC" | "YEAR")
+            })
+        {
+            let old = std::mem::replace(x, Expr::value(Value::Null));
+            *x = Expr::Cast {
+                kind: CastKind::Cast,
+                expr: Box::new(old),
+                data_type: DataType::Text,
+                format: None,
+            };
+        }
+    }
+}
