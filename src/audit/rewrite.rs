@@ -21,20 +21,36 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
         return Some(s);
     }
     let errors = || findings.iter().filter(|f| f.severity == Severity::Error);
-    if errors().any(|f| super::rewrite_ddl::RULES.contains(&f.rule.as_str()))
-        && let Some(s) = super::rewrite_ddl::rewrite(sql, ctx)
-    {
-        return then_tokens(s, ctx, findings, super::rewrite_ddl::RULES);
-    }
-    // Structural DML on the AST, then the tokens. Not when a string has backslash escapes: the tree
-    // prints them unescaped, which the token rewriter would read as escapes again.
     let dml = |f: &Finding| super::rewrite_dml::handles(&f.rule, f.detail.as_deref());
     let has = |r: &str| findings.iter().any(|f| f.rule == r);
     let sem = super::rewrite_dml::Semantics {
         decimal_division: has("SEM-002"),
         case_insensitive: has("CASE-002") || has("CASE-003"),
         booleans: has("SEM-015") || findings.iter().any(|f| f.rule == "FN-ARGS" && dml(f)),
+        null_divisors: has("SEM-003"),
+        like_on_text: has("SEM-019"),
+        null_order: has("SEM-005"),
+        avg_scale: has("SEM-025"),
+        coalesce_text: findings.iter().any(|f| f.rule == "SEM-001L" && dml(f)),
     };
+    if errors().any(|f| super::rewrite_ddl::RULES.contains(&f.rule.as_str()))
+        && let Some(s) = super::rewrite_ddl::rewrite(sql, ctx)
+    {
+        // A view's query may need the expression pass too (a boolean column compared with 1).
+        // SEM-015 only when none is left, as for DML below.
+        if sem.booleans
+            && !findings.iter().any(|f| dml(f) && f.rule != "SEM-015")
+            && let Some(v) = super::rewrite_dml::rewrite(&s, ctx, sem)
+            && super::ast::parse(&v).is_some()
+            && !super::detect(&v, ctx).0.iter().any(|h| h.rule == "SEM-015")
+        {
+            let rest: Vec<Finding> = findings.iter().filter(|f| !dml(f)).cloned().collect();
+            return then_tokens(v, ctx, &rest, super::rewrite_ddl::RULES);
+        }
+        return then_tokens(s, ctx, findings, super::rewrite_ddl::RULES);
+    }
+    // Structural DML on the AST, then the tokens. Not when a string has backslash escapes: the tree
+    // prints them unescaped, which the token rewriter would read as escapes again.
     if findings.iter().any(dml)
         && !findings.iter().any(|f| f.rule.starts_with("LEX-003"))
         && let Some(s) = super::rewrite_dml::rewrite(sql, ctx, sem)
@@ -179,6 +195,46 @@ mod tests {
     /// The audit's rewrite of `sql` (None: none, or not complete).
     fn audit_rw(sql: &str) -> Option<String> {
         with_postgres(|ctx| statement_rewrite(sql, ctx, &findings_of(sql, ctx)))
+    }
+
+    #[test]
+    fn a_view_with_options_gets_the_expression_pass() {
+        let schema = crate::schema::ddl::schema_from_ddl(
+            "CREATE TABLE c (id INT PRIMARY KEY, is_active TINYINT(1) NOT NULL)",
+            "s.sql",
+        )
+        .schema;
+        let profile = crate::profile::load_profile("postgres", None).expect("profile");
+        let opts = crate::audit::AuditOptions::default();
+        let ctx = crate::audit::Context {
+            profile: &profile,
+            schema: Some(&schema),
+            options: &opts,
+        };
+        let sql = "CREATE ALGORITHM=MERGE VIEW v AS SELECT id FROM c WHERE is_active = 1";
+        assert_eq!(
+            statement_rewrite(sql, &ctx, &findings_of(sql, &ctx)).as_deref(),
+            Some("CREATE VIEW v AS SELECT id FROM c WHERE is_active = true")
+        );
+    }
+
+    #[test]
+    fn set_names_with_a_collation_sets_the_encoding() {
+        assert_eq!(
+            audit_rw("SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci").as_deref(),
+            Some("SET client_encoding = 'UTF8'")
+        );
+        assert_eq!(audit_rw("SET NAMES utf8mb4 COLLATE latin1_bin"), None);
+    }
+
+    #[test]
+    fn divisors_become_null_if_zero_in_queries_only() {
+        assert_eq!(
+            audit_rw("SELECT MOD(5, 0) AS r").as_deref(),
+            Some("SELECT MOD(5, NULLIF(0, 0)) AS r")
+        );
+        // A write fails in MySQL's strict mode too: no NULLIF there.
+        assert!(audit_rw("UPDATE t SET a = b / 0").is_none_or(|s| !s.contains("NULLIF")));
     }
 
     #[test]

@@ -36,11 +36,17 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "SEM-002"
             | "CASE-002"
             | "CASE-003"
+            | "SEM-003"
+            | "SEM-019"
+            | "SEM-005"
+            | "SEM-025"
     ) || (rule == "FN-ARGS"
         && detail.is_some_and(|d| {
             let d = d.to_ascii_lowercase();
             d.starts_with("sum(boolean") || d.starts_with("avg(boolean")
         }))
+        || (rule == "SEM-001L"
+            && detail.is_some_and(|d| d.ends_with(" in COALESCE()") && d.starts_with('\'')))
         || (rule == "FN-MISSING"
             && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
 }
@@ -49,7 +55,7 @@ fn ident(s: &str) -> Ident {
     Ident::new(s)
 }
 
-fn last_name(n: &ObjectName) -> Option<String> {
+pub(super) fn last_name(n: &ObjectName) -> Option<String> {
     n.0.last()
         .and_then(|p| p.as_ident())
         .map(|i| i.value.clone())
@@ -78,6 +84,16 @@ pub struct Semantics {
     pub case_insensitive: bool,
     /// SEM-015: a TINYINT(1) column, boolean on the target, used as a number.
     pub booleans: bool,
+    /// SEM-003: a division or remainder by zero, NULL in a MySQL query.
+    pub null_divisors: bool,
+    /// SEM-019: LIKE on a number, a date or an ENUM.
+    pub like_on_text: bool,
+    /// SEM-005: ORDER BY a nullable column, where NULLs sort first in MySQL and last here.
+    pub null_order: bool,
+    /// SEM-025: AVG of exact numbers, which MySQL answers with 4 more digits of scale.
+    pub avg_scale: bool,
+    /// SEM-001L in COALESCE: a string literal among numbers, a string result in MySQL.
+    pub coalesce_text: bool,
 }
 
 /// The statement translated, or None when it is not one of these forms (or the schema does not
@@ -107,13 +123,35 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
         _ => Some(()),
     };
     ok?;
+    if sem.null_order {
+        let Statement::Query(q) = &mut st else {
+            return None;
+        };
+        super::rewrite_numeric::mysql_null_order(q)?;
+    }
+    // Writes fail on a division by zero in MySQL's default strict mode, as on the target.
+    if sem.null_divisors && !matches!(st, Statement::Query(_)) {
+        return None;
+    }
     let mut failed = false;
     let _ = visit_expressions_mut(&mut st, |e| {
         if expr(e).is_none() {
             failed = true;
         }
         if sem.decimal_division {
-            division(e, &tables);
+            division(e, &tables, sem.null_divisors);
+        }
+        if sem.null_divisors {
+            super::rewrite_numeric::null_divisor(e);
+        }
+        if sem.like_on_text && super::rewrite_numeric::like_on_text(e, &tables).is_none() {
+            failed = true;
+        }
+        if sem.avg_scale && super::rewrite_numeric::avg_scale(e, &tables).is_none() {
+            failed = true;
+        }
+        if sem.coalesce_text {
+            super::rewrite_numeric::coalesce_text(e, &tables);
         }
         if sem.case_insensitive {
             case_insensitive(e, &tables);
@@ -127,7 +165,7 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
 }
 
 /// The column `e` names, when one of the statement's tables has it (and no other does).
-fn column<'a>(e: &Expr, tables: &[&'a Table]) -> Option<&'a crate::schema::Column> {
+pub(super) fn column<'a>(e: &Expr, tables: &[&'a Table]) -> Option<&'a crate::schema::Column> {
     let name = match e {
         Expr::Identifier(i) => &i.value,
         Expr::CompoundIdentifier(p) => &p.last()?.value,
@@ -222,7 +260,7 @@ fn is_integer_type(base: &str) -> bool {
 
 /// True when `e` has an integer value (scale 0) in MySQL: an integer literal, an integer column,
 /// COUNT, SUM of one of those.
-fn integer_valued(e: &Expr, tables: &[&Table]) -> bool {
+pub(super) fn integer_valued(e: &Expr, tables: &[&Table]) -> bool {
     match e {
         Expr::Value(v) => {
             matches!(&v.value, Value::Number(n, _) if n.chars().all(|c| c.is_ascii_digit()))
@@ -248,7 +286,7 @@ fn integer_valued(e: &Expr, tables: &[&Table]) -> bool {
 
 /// `a / b` of integers: MySQL answers in decimal with 4 more digits of scale, the target truncates
 /// to an integer. Written `round(CAST(a AS numeric) / b, 4)`.
-fn division(e: &mut Expr, tables: &[&Table]) {
+fn division(e: &mut Expr, tables: &[&Table], null_divisor: bool) {
     if let Expr::BinaryOp {
         left,
         op: BinaryOperator::Divide,
@@ -257,7 +295,13 @@ fn division(e: &mut Expr, tables: &[&Table]) {
         && integer_valued(left, tables)
         && integer_valued(right, tables)
     {
-        let text = format!("round(CAST({left} AS numeric) / {right}, 4)");
+        // With SEM-003, the divisor as NULLIF(b, 0) here: the pass over divisors does not see
+        // inside this new expression.
+        let text = if null_divisor {
+            format!("round(CAST({left} AS numeric) / NULLIF({right}, 0), 4)")
+        } else {
+            format!("round(CAST({left} AS numeric) / {right}, 4)")
+        };
         if let Some(x) = Parser::new(&PostgreSqlDialect {})
             .try_with_sql(&text)
             .ok()
@@ -874,6 +918,7 @@ mod tests {
                 decimal_division: true,
                 case_insensitive: true,
                 booleans: true,
+                ..Default::default()
             },
         )
     }

@@ -114,6 +114,8 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
                     && applied.contains(&f.rule)
                     && !missed.contains(&f.rule))
                 || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
+                // SET NAMES … COLLATE: the session collation is dropped with the statement.
+                || (f.rule == "LEX-023" && applied.iter().any(|a| a == "CONN-003:COLLATE"))
                 // The isolation rewrite takes the whole statement, its `@@` variable included.
                 || (matches!(f.rule.as_str(), "CONN-002" | "LEX-020")
                     && applied.iter().any(|a| a.starts_with("CONN-002:")))
@@ -787,12 +789,29 @@ impl Writer<'_> {
         if !matches!(name.as_str(), "utf8" | "utf8mb4" | "utf8mb3") {
             return None;
         }
-        let rest = self.next_sig(cs + 1, end);
+        let mut after = cs + 1;
+        let mut rest = self.next_sig(after, end);
+        // `COLLATE utf8mb4_…` sets the collation of the session's literals: the target has no
+        // such setting (columns keep theirs), so only the encoding carries over.
+        if let Some(c) = rest.filter(|&c| self.word_is(c, "COLLATE")) {
+            let coll = self.next_sig(c + 1, end)?;
+            if !self
+                .text(coll)
+                .trim_matches(['\'', '"', '`'])
+                .to_ascii_lowercase()
+                .starts_with("utf8")
+            {
+                return None;
+            }
+            after = coll + 1;
+            rest = self.next_sig(after, end);
+            self.note("CONN-003:COLLATE");
+        }
         if rest.is_some_and(|r| self.text(r) != ";") {
             return None;
         }
         self.note("CONN-003");
-        Some(("SET client_encoding = 'UTF8'".to_string(), cs + 1))
+        Some(("SET client_encoding = 'UTF8'".to_string(), after))
     }
 
     /// The top-level arguments of the call whose name is at `i`: (index of `)`, argument ranges).

@@ -159,7 +159,7 @@ impl<'a, 'c> Checker<'a, 'c> {
                                 t.ty.name()
                             )),
                         );
-                    } else if name == "AVG" && matches!(t.ty, Ty::Numeric) {
+                    } else if name == "AVG" && (matches!(t.ty, Ty::Numeric) || t.ty.is_integer()) {
                         self.push(Hit::new("SEM-025").pos(line, col));
                     }
                 }
