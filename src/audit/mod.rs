@@ -15,6 +15,7 @@ mod live;
 mod rewrite;
 mod rewrite_ddl;
 mod rewrite_dml;
+mod rewrite_expr;
 mod rewrite_numeric;
 mod run;
 mod timeseries;

@@ -2,7 +2,8 @@
 //! NULL in a MySQL query (the target raises an error), and LIKE on a number matches its text (the
 //! target has no LIKE for numbers); NULLs sort first in MySQL.
 
-use super::rewrite_dml::{column, integer_valued, last_name};
+use super::rewrite_dml::last_name;
+use super::rewrite_expr::{column, integer_valued};
 use crate::schema::Table;
 use sqlparser::ast::*;
 
