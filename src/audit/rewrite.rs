@@ -219,6 +219,30 @@ mod tests {
     }
 
     #[test]
+    fn pipes_become_or_between_conditions_only() {
+        let or = with_postgres(|ctx| {
+            rewrite("SELECT id FROM customers WHERE country = 'DE' || country = 'FR'", ctx)
+        })
+        .expect("a rewrite");
+        assert_eq!(
+            or.sql,
+            "SELECT id FROM customers WHERE country = 'DE' OR country = 'FR'"
+        );
+        // Between values MySQL's OR casts the strings to numbers: no rewrite keeps that, and a
+        // rewrite to OR would be rejected (a text is no boolean there).
+        for sql in [
+            "SELECT id, country || code AS cc FROM customers",
+            "SELECT id, 'order-' || id AS label FROM orders",
+        ] {
+            let r = with_postgres(|ctx| rewrite(sql, ctx));
+            assert!(
+                r.as_ref().is_none_or(|r| !r.sql.contains(" OR ")),
+                "{sql}: {r:?}"
+            );
+        }
+    }
+
+    #[test]
     fn set_names_with_a_collation_sets_the_encoding() {
         assert_eq!(
             audit_rw("SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci").as_deref(),

@@ -191,6 +191,58 @@ impl Writer<'_> {
         None
     }
 
+    /// Whether the `||` at `i` joins conditions (a comparison on either side, up to the nearest
+    /// boundary at its depth: a comma, a parenthesis, a clause keyword, AND/OR): then it is MySQL's
+    /// logical OR and `OR` keeps it. Between plain values it is not rewritten.
+    fn pipes_join_conditions(&self, i: usize, end: usize) -> bool {
+        let boundary = |k: usize| {
+            let t = self.text(k);
+            matches!(t, "," | ";")
+                || [
+                    "SELECT", "WHERE", "AND", "OR", "ON", "HAVING", "WHEN", "THEN", "ELSE", "SET",
+                    "AS", "FROM",
+                ]
+                .iter()
+                .any(|w| self.word_is(k, w))
+        };
+        let comparison = |k: usize| {
+            matches!(
+                self.text(k),
+                "=" | "<>" | "!=" | "<" | ">" | "<=" | ">=" | "<=>"
+            ) || [
+                "LIKE", "IN", "IS", "BETWEEN", "REGEXP", "RLIKE", "EXISTS", "NOT", "TRUE", "FALSE",
+            ]
+            .iter()
+            .any(|w| self.word_is(k, w))
+        };
+        let side = |range: &mut dyn Iterator<Item = usize>, opens: &str, closes: &str| {
+            let mut depth = 0i32;
+            for k in range {
+                if !self.is_sig(k) {
+                    continue;
+                }
+                let t = self.text(k);
+                if t == opens {
+                    depth += 1;
+                } else if t == closes {
+                    if depth == 0 {
+                        return false;
+                    }
+                    depth -= 1;
+                } else if depth == 0 {
+                    if boundary(k) {
+                        return false;
+                    }
+                    if comparison(k) {
+                        return true;
+                    }
+                }
+            }
+            false
+        };
+        side(&mut (0..i).rev(), ")", "(") || side(&mut (i + 1..end), "(", ")")
+    }
+
     /// The previous significant token before `i`.
     fn prev_sig(&self, i: usize) -> Option<usize> {
         (0..i).rev().find(|&k| self.is_sig(k))
@@ -411,9 +463,18 @@ impl Writer<'_> {
                         out.push_str("AND");
                         self.note("LEX-008");
                     }
-                    "||" if wanted(self.profile, "LEX-007") || wanted(self.profile, "LEX-007E") => {
+                    "||" if (wanted(self.profile, "LEX-007")
+                        || wanted(self.profile, "LEX-007E"))
+                        && self.pipes_join_conditions(i, end) =>
+                    {
                         out.push_str("OR");
                         self.note("LEX-007");
+                    }
+                    "||" if wanted(self.profile, "LEX-007") => {
+                        // Between values MySQL's OR casts strings to numbers (`'DE' || 'x'` is 0):
+                        // no rewrite keeps that; the finding says so.
+                        out.push_str("||");
+                        self.miss("LEX-007");
                     }
                     "!" if wanted(self.profile, "LEX-008N") => {
                         out.push_str("NOT ");
