@@ -23,31 +23,43 @@ fn sakila_script(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
-fn load_mariadb(script: &std::path::Path) {
-    let mut child = mysql_client()
+/// Runs `script` with the mysql client (in database `db` when given).
+fn load_mariadb(db: Option<&str>, script: &[u8], what: &str) {
+    let mut client = mysql_client();
+    client.args(db);
+    let mut child = client
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run the mysql client ({e}): {HOW_TO_START}"));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&std::fs::read(script).unwrap())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(script).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
-        "loading sakila into MariaDB: {}",
+        "loading {what} into MariaDB: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Loads the translation into a fresh PostgreSQL database `db` with ON_ERROR_STOP and returns
+/// `cutover verify --all`'s tables against the MariaDB database of the same name.
+fn load_postgres_and_verify(db: &str, translated: &std::path::Path) -> Vec<serde_json::Value> {
+    fresh_pg_database(db);
+    let load = psql_client(db).arg("-f").arg(translated).output().unwrap();
+    assert!(
+        load.status.success(),
+        "psql -v ON_ERROR_STOP=1 refused the translation: {}",
+        String::from_utf8_lossy(&load.stderr)
+    );
+    let (v, _) = verify_json(db, &["--all"]);
+    v["tables"].as_array().cloned().unwrap_or_default()
 }
 
 #[test]
 fn sakila_translated_for_postgres_loads_and_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let script = sakila_script(dir.path());
-    load_mariadb(&script);
+    load_mariadb(None, &std::fs::read(&script).unwrap(), "sakila");
     let out_sql = dir.path().join("sakila.pg.sql");
     let report = dir.path().join("audit.json");
     let out = Command::new(env!("CARGO_BIN_EXE_cutover"))
@@ -101,17 +113,9 @@ fn sakila_translated_for_postgres_loads_and_verifies() {
         text.contains("CREATE TRIGGER ins_film AFTER INSERT ON film FOR EACH ROW EXECUTE FUNCTION ins_film_fn()"),
         "the ins_film trigger translated"
     );
-    fresh_pg_database(DB);
-    let load = psql_client(DB).arg("-f").arg(&out_sql).output().unwrap();
-    assert!(
-        load.status.success(),
-        "psql -v ON_ERROR_STOP=1 refused the translation: {}",
-        String::from_utf8_lossy(&load.stderr)
-    );
-    let (v, _) = verify_json(DB, &["--all"]);
-    let tables = v["tables"].as_array().unwrap();
-    assert_eq!(tables.len(), 16, "{v:#}");
-    for t in tables {
+    let tables = load_postgres_and_verify(DB, &out_sql);
+    assert_eq!(tables.len(), 16, "{tables:#?}");
+    for t in &tables {
         assert_eq!(t["target_missing"], false, "{t:#}");
         assert_eq!(t["schema"].as_array().map(|a| a.len()), Some(0), "{t:#}");
         // film_text included: both servers fill it from film by the ins_film trigger.
@@ -157,26 +161,9 @@ fn a_mysqldump_of_the_compat_schema_translates_loads_and_verifies() {
     );
     let mut script = std::fs::read(corpus("compat/schema.mysql.sql")).unwrap();
     script.extend(std::fs::read(corpus("compat/data.sql")).unwrap());
-    let mut child = mysql_client()
+    load_mariadb(Some(COMPAT), &script, "the compat corpus");
+    let dump = mysql_tool("mysqldump")
         .arg(COMPAT)
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run the mysql client ({e}): {HOW_TO_START}"));
-    child.stdin.take().unwrap().write_all(&script).unwrap();
-    assert!(child.wait().unwrap().success(), "loading the compat corpus");
-    let u = url_parts(&mysql_url());
-    let dump = Command::new("mysqldump")
-        .args([
-            "--protocol=TCP",
-            "-h",
-            &u.host,
-            "-P",
-            &u.port,
-            "-u",
-            &u.user,
-            COMPAT,
-        ])
-        .env("MYSQL_PWD", &u.pass)
         .output()
         .unwrap_or_else(|e| panic!("cannot run mysqldump ({e}): {HOW_TO_START}"));
     assert!(
@@ -203,21 +190,9 @@ fn a_mysqldump_of_the_compat_schema_translates_loads_and_verifies() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    fresh_pg_database(COMPAT);
-    let load = psql_client(COMPAT)
-        .arg("-f")
-        .arg(&out_sql)
-        .output()
-        .unwrap();
-    assert!(
-        load.status.success(),
-        "psql -v ON_ERROR_STOP=1 refused the translation: {}",
-        String::from_utf8_lossy(&load.stderr)
-    );
-    let (v, _) = verify_json(COMPAT, &["--all"]);
-    let tables = v["tables"].as_array().unwrap();
-    assert_eq!(tables.len(), 6, "{v:#}");
-    for t in tables {
+    let tables = load_postgres_and_verify(COMPAT, &out_sql);
+    assert_eq!(tables.len(), 6, "{tables:#?}");
+    for t in &tables {
         assert_eq!(t["status"], "match", "{t:#}");
     }
     psql(

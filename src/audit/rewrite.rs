@@ -221,7 +221,10 @@ mod tests {
     #[test]
     fn pipes_become_or_between_conditions_only() {
         let or = with_postgres(|ctx| {
-            rewrite("SELECT id FROM customers WHERE country = 'DE' || country = 'FR'", ctx)
+            rewrite(
+                "SELECT id FROM customers WHERE country = 'DE' || country = 'FR'",
+                ctx,
+            )
         })
         .expect("a rewrite");
         assert_eq!(

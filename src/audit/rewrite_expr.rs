@@ -176,13 +176,21 @@ fn fold(e: Expr, pad: bool) -> Expr {
 }
 
 fn call(name: &str, e: Expr) -> Expr {
+    call_of(name, vec![e])
+}
+
+/// `name(args…)`, a plain call.
+pub(super) fn call_of(name: &str, args: Vec<Expr>) -> Expr {
     Expr::Function(Function {
         name: ObjectName::from(vec![ident(name)]),
         uses_odbc_syntax: false,
         parameters: FunctionArguments::None,
         args: FunctionArguments::List(FunctionArgumentList {
             duplicate_treatment: None,
-            args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(e))],
+            args: args
+                .into_iter()
+                .map(|a| FunctionArg::Unnamed(FunctionArgExpr::Expr(a)))
+                .collect(),
             clauses: vec![],
         }),
         filter: None,

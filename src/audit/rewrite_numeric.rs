@@ -3,32 +3,16 @@
 //! target has no LIKE for numbers); NULLs sort first in MySQL.
 
 use super::rewrite_dml::last_name;
-use super::rewrite_expr::{column, integer_valued};
+use super::rewrite_expr::{call_of, column, integer_valued};
 use crate::schema::Table;
 use sqlparser::ast::*;
 
 /// `NULLIF(e, 0)`.
 fn null_if_zero(e: Expr) -> Expr {
-    Expr::Function(Function {
-        name: ObjectName::from(vec![Ident::new("NULLIF")]),
-        uses_odbc_syntax: false,
-        parameters: FunctionArguments::None,
-        args: FunctionArguments::List(FunctionArgumentList {
-            duplicate_treatment: None,
-            args: vec![
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)),
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(Value::Number(
-                    "0".into(),
-                    false,
-                )))),
-            ],
-            clauses: vec![],
-        }),
-        filter: None,
-        null_treatment: None,
-        over: None,
-        within_group: vec![],
-    })
+    call_of(
+        "NULLIF",
+        vec![e, Expr::value(Value::Number("0".into(), false))],
+    )
 }
 
 /// True when `e` is a number literal other than zero: dividing by it cannot fail.
@@ -145,26 +129,13 @@ pub fn avg_scale(e: &mut Expr, tables: &[&Table]) -> Option<()> {
         return None;
     };
     let avg = std::mem::replace(e, Expr::value(Value::Null));
-    *e = Expr::Function(Function {
-        name: ObjectName::from(vec![Ident::new("round")]),
-        uses_odbc_syntax: false,
-        parameters: FunctionArguments::None,
-        args: FunctionArguments::List(FunctionArgumentList {
-            duplicate_treatment: None,
-            args: vec![
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(avg)),
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::value(Value::Number(
-                    (scale + 4).to_string(),
-                    false,
-                )))),
-            ],
-            clauses: vec![],
-        }),
-        filter: None,
-        null_treatment: None,
-        over: None,
-        within_group: vec![],
-    });
+    *e = call_of(
+        "round",
+        vec![
+            avg,
+            Expr::value(Value::Number((scale + 4).to_string(), false)),
+        ],
+    );
     Some(())
 }
 

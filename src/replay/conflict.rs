@@ -314,7 +314,6 @@ struct SessionTxn {
 }
 
 /// Rows an open transaction touched, and since which statement it holds an exclusive lock on them.
-#[derive(Clone)]
 struct Touch {
     access: Access,
     exclusive_since: Option<u64>,
@@ -346,19 +345,14 @@ impl Conflicts {
     ) -> Deps {
         let txn = self.sessions.entry(session).or_default();
         let ends = matches!(plan.control, Control::Commit | Control::Rollback);
-        let held: Vec<Touch> = txn
-            .touched
-            .iter()
-            .filter(|t| t.exclusive_since.is_some())
-            .cloned()
-            .collect();
+        // What an ending transaction touched: its accesses, and the locks it held.
+        let ended = if ends {
+            std::mem::take(&mut txn.touched)
+        } else {
+            Vec::new()
+        };
         let acc = if ends {
-            Some(
-                std::mem::take(&mut txn.touched)
-                    .into_iter()
-                    .map(|t| t.access)
-                    .collect(),
-            )
+            Some(ended.iter().map(|t| t.access.clone()).collect())
         } else if matches!(plan.class, C::Write | C::LockingRead | C::Ddl) {
             accesses(plan, sql)
         } else {
@@ -390,6 +384,9 @@ impl Conflicts {
                 }
             }
         }
+        // The locks the transaction holds (this statement's own included: they cannot exempt
+        // anything, every remembered statement came before it).
+        let held: &[Touch] = if ends { &ended } else { &txn.touched };
         let mut deps = Deps {
             all_before: self.barrier + u64::from(self.barrier > 0),
             ..Default::default()
@@ -405,8 +402,8 @@ impl Conflicts {
                 if e.session != session
                     && overlaps(&e.key, &a.key)
                     && !held.iter().any(|t| {
-                        t.access.table == a.table
-                            && t.exclusive_since.is_some_and(|since| since < e.seq)
+                        t.exclusive_since.is_some_and(|since| since < e.seq)
+                            && t.access.table == a.table
                             && overlaps(&t.access.key, &e.key)
                     })
                 {

@@ -98,8 +98,14 @@ pub fn url_parts(url: &str) -> UrlParts {
 
 /// The mysql client on the test MariaDB over TCP, as the test URL's user; more arguments follow.
 pub fn mysql_client() -> std::process::Command {
+    mysql_tool("mysql")
+}
+
+/// A MariaDB client program (`mysql`, `mysqldump`) on the test MariaDB over TCP, as the test URL's
+/// user; more arguments follow.
+pub fn mysql_tool(program: &str) -> std::process::Command {
     let u = url_parts(&mysql_url());
-    let mut cmd = std::process::Command::new("mysql");
+    let mut cmd = std::process::Command::new(program);
     cmd.args([
         "--protocol=TCP",
         "-h",

@@ -68,13 +68,20 @@ pub(super) fn translate(
         (&toks[body_start..], true)
     };
     let body = body_statements(src, inner)?;
-    let mut text = translate_tokens(src, inner, notes).trim().to_string();
+    // The body translated, with each `SET NEW.col =` written as PL/pgSQL's `NEW.col :=`.
+    let mut text = String::new();
+    let mut rest = inner;
+    for (from, to, col) in &body.assignments {
+        let before = rest.iter().take_while(|t| t.end <= *from).count();
+        text.push_str(&translate_tokens(src, &rest[..before], notes));
+        text.push_str(&format!("NEW.{col} :="));
+        let skipped = rest[before..].iter().take_while(|t| t.start < *to).count();
+        rest = &rest[before + skipped..];
+    }
+    text.push_str(&translate_tokens(src, rest, notes));
+    let mut text = text.trim().to_string();
     if single {
         text.push(';');
-    }
-    // `SET NEW.col = expr` is an assignment in PL/pgSQL.
-    for (from, to) in body.assignments {
-        text = text.replacen(&from, &to, 1);
     }
     if text.contains("$cutover$") {
         return Err("the body contains the function's quoting tag".into());
@@ -117,9 +124,10 @@ fn qualified_name(src: &[u8], toks: &[Token], code: &[usize], k: usize) -> Optio
     Some((name, next))
 }
 
-/// What the body's checks found: the `SET NEW.col = expr` texts to rewrite as assignments.
+/// What the body's checks found: the `SET NEW.col =` to write as assignments, as (first byte, end
+/// byte of the `=`, the column's name on the target), in body order.
 struct Body {
-    assignments: Vec<(String, String)>,
+    assignments: Vec<(usize, usize, String)>,
 }
 
 /// Checks that every statement of the body is one the translation keeps as it is.
@@ -214,24 +222,13 @@ fn body_statements(src: &[u8], inner: &[Token]) -> Result<Body, String> {
                 if !is_new || commas > 0 {
                     return Err("SET other than one NEW.column = value".into());
                 }
-                let eq = &p[i + 4];
-                let from = String::from_utf8_lossy(&src[p[i].start..eq.end]).into_owned();
                 let col = target_ident(&ident_name(&p[i + 3], src));
-                body.assignments
-                    .push((from_translated(&from), format!("NEW.{col} :=")));
+                body.assignments.push((p[i].start, p[i + 4].end, col));
             }
             Some(other) => return Err(format!("{other} statement in the body")),
         }
     }
     Ok(body)
-}
-
-/// The text of `SET NEW.col =` as `translate_tokens` writes it (identifiers quoted for the
-/// target), to find it in the translated body.
-fn from_translated(from: &str) -> String {
-    let src = from.as_bytes();
-    let toks = super::literal::code_tokens(src);
-    translate_tokens(src, &toks, &mut LiteralNotes::default())
 }
 
 #[cfg(test)]

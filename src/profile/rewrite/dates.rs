@@ -68,28 +68,11 @@ impl Writer<'_> {
     /// format every code of which has a target equivalent.
     pub(super) fn date_format(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
         let name = self.text(i).to_ascii_uppercase();
-        let open = self.next_sig(i + 1, end)?;
-        if self.text(open) != "(" {
+        let (close, args) = self.call_args(i, end)?;
+        let [(value_from, value_to), (format_from, _)] = args[..] else {
             return None;
-        }
-        let close = self.matching(open, end)?;
-        let mut depth = 0;
-        let mut comma = None;
-        for k in open + 1..close {
-            match (self.toks[k].kind, self.text(k)) {
-                (TokenKind::Punct, "(") => depth += 1,
-                (TokenKind::Punct, ")") => depth -= 1,
-                (TokenKind::Punct, ",") if depth == 0 => {
-                    if comma.is_some() {
-                        return None;
-                    }
-                    comma = Some(k);
-                }
-                _ => {}
-            }
-        }
-        let comma = comma?;
-        let f = self.next_sig(comma + 1, close)?;
+        };
+        let f = self.next_sig(format_from, close)?;
         if self.toks[f].kind != TokenKind::String
             || self.next_sig(f + 1, close).is_some()
             || !self.text(f).starts_with('\'')
@@ -99,7 +82,7 @@ impl Writer<'_> {
         }
         let lit = self.text(f);
         let (pattern, has_time) = pg_datetime_format(&lit[1..lit.len() - 1])?;
-        let arg = self.emit(open + 1, comma);
+        let arg = self.emit(value_from, value_to);
         let arg = arg.trim();
         let out = match (name.as_str(), has_time) {
             ("DATE_FORMAT", _) => format!("to_char({arg}, '{pattern}')"),

@@ -8,7 +8,9 @@
 //! statement is one the rewriter translated; replay sends only complete rewrites and lists the rest.
 //! Whether the rewrite really runs on the target is for `--live` to say.
 
+mod casts;
 mod dates;
+mod functions;
 mod session;
 
 use super::{Finding, Profile, Severity};
@@ -65,23 +67,6 @@ const MODIFIERS: &[&str] = &[
     "SQL_BIG_RESULT",
     "SQL_BUFFER_RESULT",
 ];
-
-/// A MySQL CAST type's name on the target (`words`: the type's words, upper case; `len`: its
-/// parenthesised length, if any): (name, rule it answers). None: written as it is.
-fn cast_type(words: &[String], len: Option<&str>) -> Option<(String, &'static str)> {
-    let w: Vec<&str> = words.iter().map(String::as_str).collect();
-    Some(match (w.as_slice(), len) {
-        (["SIGNED"] | ["SIGNED", "INT" | "INTEGER"], None) => ("BIGINT".into(), "DML-017"),
-        (["UNSIGNED"] | ["UNSIGNED", "INT" | "INTEGER"], None) => ("NUMERIC(20)".into(), "DML-017"),
-        (["CHAR"] | ["NCHAR"], None) => ("TEXT".into(), "DML-017C"),
-        (["CHAR"] | ["NCHAR"], Some(n)) => (format!("VARCHAR({n})"), "DML-017C"),
-        (["DATETIME"], None) => ("TIMESTAMP".into(), "DML-017"),
-        (["DATETIME"], Some(n)) => (format!("TIMESTAMP({n})"), "DML-017"),
-        (["DOUBLE"], None) => ("DOUBLE PRECISION".into(), "DML-017D"),
-        (["BINARY"], None) => ("BYTEA".into(), "DML-017"),
-        _ => return None,
-    })
-}
 
 /// True when the profile treats `rule` as something to change (error or warning).
 fn wanted(profile: &Profile, rule: &str) -> bool {
@@ -252,135 +237,6 @@ impl Writer<'_> {
         if !self.missed.iter().any(|a| a == rule) {
             self.missed.push(rule.to_string());
         }
-    }
-
-    /// `CAST(x AS T)` (`open` is the `(`): the MySQL-only type names written for the target.
-    fn cast(&mut self, i: usize, open: usize, end: usize) -> Option<(String, usize)> {
-        let close = self.matching(open, end)?;
-        let mut depth = 0;
-        let mut as_at = None;
-        for k in open + 1..close {
-            match (self.toks[k].kind, self.text(k)) {
-                (TokenKind::Punct, "(") => depth += 1,
-                (TokenKind::Punct, ")") => depth -= 1,
-                (TokenKind::Word, w) if depth == 0 && w.eq_ignore_ascii_case("AS") => {
-                    as_at = Some(k)
-                }
-                _ => {}
-            }
-        }
-        let as_at = as_at?;
-        let (words, len) = self.type_words(as_at + 1, close)?;
-        let Some((ty, rule)) = cast_type(&words, len.as_deref()) else {
-            if words.iter().any(|w| {
-                matches!(
-                    w.as_str(),
-                    "SIGNED" | "UNSIGNED" | "DATETIME" | "DOUBLE" | "BINARY"
-                )
-            }) {
-                self.miss("DML-017");
-            }
-            return None;
-        };
-        let inner = self.emit(open + 1, as_at);
-        self.note(rule);
-        Some((
-            format!("{}({} AS {ty})", self.text(i), inner.trim()),
-            close + 1,
-        ))
-    }
-
-    /// The words of a type name in `from..to` and its parenthesised length: None when anything else
-    /// is there (a charset, two numbers).
-    fn type_words(&self, from: usize, to: usize) -> Option<(Vec<String>, Option<String>)> {
-        let mut words = Vec::new();
-        let mut len = None;
-        let mut k = from;
-        while k < to {
-            if !self.is_sig(k) {
-                k += 1;
-                continue;
-            }
-            match self.toks[k].kind {
-                TokenKind::Word if len.is_none() => words.push(self.text(k).to_ascii_uppercase()),
-                TokenKind::Punct if self.text(k) == "(" && len.is_none() => {
-                    let n = self.next_sig(k + 1, to)?;
-                    let mut c = self.next_sig(n + 1, to)?;
-                    if self.toks[n].kind != TokenKind::Number {
-                        return None;
-                    }
-                    let mut l = self.text(n).to_string();
-                    if self.text(c) == "," {
-                        let m = self.next_sig(c + 1, to)?;
-                        if self.toks[m].kind != TokenKind::Number {
-                            return None;
-                        }
-                        l = format!("{l},{}", self.text(m));
-                        c = self.next_sig(m + 1, to)?;
-                    }
-                    if self.text(c) != ")" {
-                        return None;
-                    }
-                    len = Some(l);
-                    k = c;
-                }
-                _ => return None,
-            }
-            k += 1;
-        }
-        (!words.is_empty()).then_some((words, len))
-    }
-
-    /// `CONVERT(x, T)` → `CAST(x AS T)`, `CONVERT(x USING utf8mb4)` → `(x)`.
-    fn convert(&mut self, open: usize, end: usize) -> Option<(String, usize)> {
-        let close = self.matching(open, end)?;
-        let mut depth = 0;
-        let mut sep = None;
-        for k in open + 1..close {
-            match (self.toks[k].kind, self.text(k)) {
-                (TokenKind::Punct, "(") => depth += 1,
-                (TokenKind::Punct, ")") => depth -= 1,
-                (TokenKind::Punct, ",") if depth == 0 => sep = Some((k, false)),
-                (TokenKind::Word, w) if depth == 0 && w.eq_ignore_ascii_case("USING") => {
-                    sep = Some((k, true))
-                }
-                _ => {}
-            }
-        }
-        let Some((k, using)) = sep else {
-            self.miss("DML-017V");
-            return None;
-        };
-        let (words, len) = match self.type_words(k + 1, close) {
-            Some(t) => t,
-            None => {
-                self.miss("DML-017V");
-                return None;
-            }
-        };
-        let inner = self.emit(open + 1, k);
-        let inner = inner.trim();
-        let out = if using {
-            if !matches!(words.as_slice(), [w] if w == "UTF8" || w == "UTF8MB4" || w == "UTF8MB3") {
-                self.miss("DML-017V");
-                return None;
-            }
-            format!("({inner})")
-        } else {
-            let ty = match cast_type(&words, len.as_deref()) {
-                Some((t, _)) => t,
-                None => {
-                    let mut t = words.join(" ");
-                    if let Some(n) = len {
-                        t.push_str(&format!("({n})"));
-                    }
-                    t
-                }
-            };
-            format!("CAST({inner} AS {ty})")
-        };
-        self.note("DML-017V");
-        Some((out, close + 1))
     }
 
     fn note(&mut self, rule: &str) {
@@ -718,90 +574,6 @@ impl Writer<'_> {
             }
             _ => self.function(i, end),
         }
-    }
-
-    /// The top-level arguments of the call whose name is at `i`: (index of `)`, argument ranges).
-    fn call_args(&self, i: usize, end: usize) -> Option<(usize, Vec<(usize, usize)>)> {
-        let open = self.next_sig(i + 1, end)?;
-        if self.text(open) != "(" {
-            return None;
-        }
-        let close = self.matching(open, end)?;
-        let mut args = Vec::new();
-        let (mut depth, mut start) = (0, open + 1);
-        for k in open + 1..close {
-            match (self.toks[k].kind, self.text(k)) {
-                (TokenKind::Punct, "(") => depth += 1,
-                (TokenKind::Punct, ")") => depth -= 1,
-                (TokenKind::Punct, ",") if depth == 0 => {
-                    args.push((start, k));
-                    start = k + 1;
-                }
-                _ => {}
-            }
-        }
-        args.push((start, close));
-        Some((close, args))
-    }
-
-    /// A call of a function the profile gives a template for.
-    fn function(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
-        let name = self.text(i).to_ascii_uppercase();
-        let m = self.profile.function(&name)?;
-        let templates = m.template.as_ref()?;
-        let open = i + 1;
-        if open >= end || self.text(open) != "(" {
-            return None;
-        }
-        let close = self.matching(open, end)?;
-        // Split the arguments at top-level commas.
-        let mut args: Vec<(usize, usize)> = Vec::new();
-        let mut depth = 0;
-        let mut start = open + 1;
-        for k in open + 1..close {
-            if self.toks[k].kind == TokenKind::Punct {
-                match self.text(k) {
-                    "(" => depth += 1,
-                    ")" => depth -= 1,
-                    "," if depth == 0 => {
-                        args.push((start, k));
-                        start = k + 1;
-                    }
-                    _ => {}
-                }
-            }
-        }
-        if (open + 1..close).any(|k| self.is_sig(k)) {
-            args.push((start, close));
-        }
-        let template = templates
-            .get(&args.len().to_string())
-            .or_else(|| templates.get("*"))?
-            .clone();
-        let rendered: Vec<String> = args
-            .iter()
-            .map(|&(a, b)| self.emit(a, b).trim().to_string())
-            .collect();
-        let mut s = template.clone();
-        s = s.replace("$*", &rendered.join(", "));
-        // `$||`: every argument as text, joined with `||` (NULL when any is, as MySQL's CONCAT).
-        let as_text: Vec<String> = rendered
-            .iter()
-            .map(|a| format!("CAST({a} AS text)"))
-            .collect();
-        s = s.replace("$||", &as_text.join(" || "));
-        for (n, a) in rendered.iter().enumerate().rev() {
-            s = s.replace(&format!("${}", n + 1), a);
-        }
-        let rule = match m.status.as_deref() {
-            Some("missing") => "FN-MISSING",
-            Some("syntax") => "FN-SYNTAX",
-            // A function the target has, templated for the argument types it lacks.
-            Some("same") => "FN-ARGS",
-            _ => "FN-DIFFERS",
-        };
-        self.note(&format!("{rule}:{name}"));
-        Some((s, close + 1))
     }
 }
 

@@ -5,27 +5,36 @@ use super::Writer;
 use crate::sql::lexer::TokenKind;
 
 impl Writer<'_> {
-    /// `SET [SESSION|LOCAL] tx_isolation|transaction_isolation = 'LEVEL'` (also `@@session.…`, `@@…`)
-    /// as the whole statement: PostgreSQL's session default for later transactions, which is what the
-    /// MySQL variable sets. `SET GLOBAL …` is left alone (a server setting, not the application's).
-    pub(super) fn session_isolation(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+    /// The variable a `SET` at `i` assigns (lower case, without `SESSION`/`LOCAL` or the
+    /// `@@session.`/`@@local.`/`@@` prefix), and the index of its `=` or `:=`. The lexer may give
+    /// `@@session.tx_isolation` as one token or as `@@session`, `.`, `tx_isolation`: the variable
+    /// is every token up to the `=`.
+    fn session_variable(&self, i: usize, end: usize) -> Option<(String, usize)> {
         let mut k = self.next_sig(i + 1, end)?;
         if self.word_is(k, "SESSION") || self.word_is(k, "LOCAL") {
             k = self.next_sig(k + 1, end)?;
         }
-        // The lexer may give `@@session.tx_isolation` as one token or as `@@session`, `.`,
-        // `tx_isolation`: the variable is every token up to the `=`.
         let mut var = String::new();
         let mut eq = k;
         while !matches!(self.text(eq), "=" | ":=") {
             var.push_str(&self.text(eq).to_ascii_lowercase());
             eq = self.next_sig(eq + 1, end)?;
         }
-        let var = var
+        let name = var
             .strip_prefix("@@session.")
             .or_else(|| var.strip_prefix("@@local."))
             .or_else(|| var.strip_prefix("@@"))
-            .unwrap_or(&var);
+            .unwrap_or(&var)
+            .to_string();
+        Some((name, eq))
+    }
+
+    /// `SET [SESSION|LOCAL] tx_isolation|transaction_isolation = 'LEVEL'` (also `@@session.…`, `@@…`)
+    /// as the whole statement: PostgreSQL's session default for later transactions, which is what the
+    /// MySQL variable sets. `SET GLOBAL …` is left alone (a server setting, not the application's).
+    pub(super) fn session_isolation(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let (var, eq) = self.session_variable(i, end)?;
+        let var = var.as_str();
         if var != "tx_isolation" && var != "transaction_isolation" {
             return None;
         }
@@ -60,20 +69,7 @@ impl Writer<'_> {
     /// `SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE` (an offset keeps its sign: a POSIX string
     /// would invert it), `SET TIME ZONE 'Europe/Paris'`, `SET TIME ZONE LOCAL`.
     pub(super) fn session_time_zone(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
-        let mut k = self.next_sig(i + 1, end)?;
-        if self.word_is(k, "SESSION") || self.word_is(k, "LOCAL") {
-            k = self.next_sig(k + 1, end)?;
-        }
-        let mut var = String::new();
-        let mut eq = k;
-        while !matches!(self.text(eq), "=" | ":=") {
-            var.push_str(&self.text(eq).to_ascii_lowercase());
-            eq = self.next_sig(eq + 1, end)?;
-        }
-        let var = var
-            .strip_prefix("@@session.")
-            .or_else(|| var.strip_prefix("@@"))
-            .unwrap_or(&var);
+        let (var, eq) = self.session_variable(i, end)?;
         if var != "time_zone" {
             return None;
         }
