@@ -360,31 +360,29 @@ async fn mysql_execute(
                     .collect()
             })
             .unwrap_or_default();
-        let rows: Vec<mysql_async::Row> = r.collect().await.map_err(|e| mysql_error(e, ep))?;
-        out.affected = Some(r.affected_rows());
-        if !columns.is_empty() {
-            let rows = rows
+        // Row by row, moving each value's bytes into the canonical value: no second copy of the
+        // result, and no copy of the text values (most of a replay's allocations otherwise).
+        let mut rows: Vec<Vec<Value>> = Vec::new();
+        while let Some(mut row) = r.next().await.map_err(|e| mysql_error(e, ep))? {
+            let values = columns
                 .iter()
-                .map(|row| {
-                    (0..columns.len())
-                        .map(|i| match row.as_ref(i) {
-                            None | Some(mysql_async::Value::NULL) => Value::Null,
-                            // BIT arrives as its bytes, big-endian, not as text.
-                            Some(mysql_async::Value::Bytes(b))
-                                if columns[i].kind == Kind::Bits && b.len() <= 8 =>
-                            {
-                                Value::Bits(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64))
-                            }
-                            Some(mysql_async::Value::Bytes(b)) => {
-                                Value::from_text(columns[i].kind, b)
-                            }
-                            Some(other) => {
-                                Value::from_text(columns[i].kind, other.as_sql(true).as_bytes())
-                            }
-                        })
-                        .collect()
+                .enumerate()
+                .map(|(i, col)| match row.take::<mysql_async::Value, usize>(i) {
+                    None | Some(mysql_async::Value::NULL) => Value::Null,
+                    // BIT arrives as its bytes, big-endian, not as text.
+                    Some(mysql_async::Value::Bytes(b))
+                        if col.kind == Kind::Bits && b.len() <= 8 =>
+                    {
+                        Value::Bits(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64))
+                    }
+                    Some(mysql_async::Value::Bytes(b)) => Value::from_text_owned(col.kind, b),
+                    Some(other) => Value::from_text(col.kind, other.as_sql(true).as_bytes()),
                 })
                 .collect();
+            rows.push(values);
+        }
+        out.affected = Some(r.affected_rows());
+        if !columns.is_empty() {
             out.sets.push(ResultSet { columns, rows });
         }
         if r.is_empty() {

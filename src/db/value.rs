@@ -136,6 +136,15 @@ impl Value {
         parsed.unwrap_or_else(|| Value::Text(text.to_vec()))
     }
 
+    /// `from_text` for bytes the caller owns: text keeps them without a copy (the hot path of a
+    /// replay, where most values are strings).
+    pub fn from_text_owned(kind: Kind, text: Vec<u8>) -> Value {
+        match kind {
+            Kind::Text | Kind::Other => Value::Text(text),
+            _ => Value::from_text(kind, &text),
+        }
+    }
+
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }

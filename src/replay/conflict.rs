@@ -53,24 +53,37 @@ pub(super) struct Access {
 /// each time was most of its cost (2026-12-05 profile of a sysbench replay: 8% of the process).
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Key {
-    pairs: RowKey,
-    columns_hash: u64,
+    /// Per column, sorted by the column's hash: the hash of its name, the hash of its value, and
+    /// the value (compared only when the hashes agree).
+    columns: Vec<(u64, u64, Vec<u8>)>,
+    /// 128 bits of all the column names: equal hashes are taken as the same columns (a collision
+    /// is 2^-128 likely), so the common check costs two integer compares.
+    columns_hash: u128,
     values_hash: u64,
 }
 
 impl Key {
     pub(super) fn new(pairs: RowKey) -> Key {
-        use std::hash::{Hash, Hasher};
-        let mut columns = rustc_hash::FxHasher::default();
-        let mut values = rustc_hash::FxHasher::default();
-        for (c, v) in &pairs {
-            c.hash(&mut columns);
-            v.hash(&mut values);
+        let mut all = xxhash_rust::xxh3::Xxh3::new();
+        let mut values = xxhash_rust::xxh3::Xxh3::new();
+        let mut columns: Vec<(u64, u64, Vec<u8>)> = pairs
+            .into_iter()
+            .map(|(c, v)| {
+                // Column names are taken as equal when their 64-bit hashes are: the few columns
+                // of one table do not collide in practice.
+                let ch = xxhash_rust::xxh3::xxh3_64(c.as_bytes());
+                (ch, xxhash_rust::xxh3::xxh3_64(&v), v)
+            })
+            .collect();
+        columns.sort_by_key(|x| x.0);
+        for (ch, vh, _) in &columns {
+            all.update(&ch.to_le_bytes());
+            values.update(&vh.to_le_bytes());
         }
         Key {
-            pairs,
-            columns_hash: columns.finish(),
-            values_hash: values.finish(),
+            columns,
+            columns_hash: all.digest128(),
+            values_hash: values.digest(),
         }
     }
 }
@@ -92,12 +105,10 @@ fn overlaps(a: &Option<std::sync::Arc<Key>>, b: &Option<std::sync::Arc<Key>>) ->
     };
     if a.columns_hash == b.columns_hash && a.values_hash != b.values_hash {
         // Same columns (the usual case: `id = …` against `id = …`), different values somewhere.
-        // A hash collision of the columns only sends the pair to the exact comparison below.
-        if a.pairs.len() == b.pairs.len() && a.pairs.iter().zip(&b.pairs).all(|(x, y)| x.0 == y.0) {
-            return false;
-        }
+        // (Equal value hashes of different values only send the pair to the exact comparison.)
+        return false;
     }
-    let (a, b) = (&a.pairs, &b.pairs);
+    let (a, b) = (&a.columns, &b.columns);
     // Both sorted by column: a column in both with different values separates them.
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
@@ -105,7 +116,7 @@ fn overlaps(a: &Option<std::sync::Arc<Key>>, b: &Option<std::sync::Arc<Key>>) ->
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                if a[i].1 != b[j].1 {
+                if a[i].1 != b[j].1 || a[i].2 != b[j].2 {
                     return false;
                 }
                 i += 1;
@@ -393,7 +404,12 @@ impl Conflicts {
         };
         let mut on: Vec<(u64, u64)> = Vec::new();
         for a in &acc {
-            let w = self.tables.entry(a.table.clone()).or_default();
+            if !self.tables.contains_key(&a.table) {
+                self.tables.insert(a.table.clone(), TableWindow::default());
+            }
+            let Some(w) = self.tables.get_mut(&a.table) else {
+                continue;
+            };
             if w.evicted > 0 {
                 // Conflicts with a statement no longer in the window cannot be ruled out.
                 deps.all_before = deps.all_before.max(w.evicted + 1);

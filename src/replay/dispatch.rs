@@ -21,6 +21,40 @@ use tokio::sync::mpsc;
 /// release that lock.
 pub(super) const QUEUED_JOBS: usize = 50_000;
 
+/// Permits the dispatcher takes from the budget at once when it is spent: each finished job then
+/// does not wake the dispatcher's thread for one more job (a wake-up per statement was 8% of a
+/// sysbench replay's CPU in the 2026-12-05 profile).
+const PERMIT_CHUNK: u32 = 256;
+/// How long the dispatcher waits for a whole chunk before it takes permits one by one: a chunk may
+/// never come back whole when the queued jobs wait for statements not yet dispatched.
+const CHUNK_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The budget's permits the dispatcher holds and has not handed to a job yet.
+#[derive(Default)]
+struct Permits(Option<tokio::sync::OwnedSemaphorePermit>);
+
+impl Permits {
+    /// One permit for a job: from the chunk held, else a new chunk, else (after CHUNK_WAIT) a
+    /// single one. None when the budget was closed.
+    async fn take_one(
+        &mut self,
+        budget: &Arc<tokio::sync::Semaphore>,
+    ) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        if let Some(one) = self.0.as_mut().and_then(|p| p.split(1)) {
+            return Some(one);
+        }
+        if let Ok(chunk) = budget.clone().try_acquire_many_owned(PERMIT_CHUNK) {
+            self.0 = Some(chunk);
+        } else {
+            tokio::select! {
+                chunk = budget.clone().acquire_many_owned(PERMIT_CHUNK) => self.0 = Some(chunk.ok()?),
+                _ = tokio::time::sleep(CHUNK_WAIT) => return budget.clone().acquire_owned().await.ok(),
+            }
+        }
+        self.0.as_mut().and_then(|p| p.split(1))
+    }
+}
+
 /// What the dispatcher found out.
 #[derive(Default)]
 pub(super) struct DispatchSummary {
@@ -113,6 +147,7 @@ pub(super) async fn dispatch(
     let mut order_counter = 0u64;
     let mut conflicts = super::conflict::Conflicts::default();
     let budget = Arc::new(tokio::sync::Semaphore::new(QUEUED_JOBS));
+    let mut permits = Permits::default();
     // The audit's findings, handed over by the caller, say what to rewrite for the target.
     let rewrite = match (&opts.profile, &opts.rewrites, opts.target.is_some()) {
         (Some(p), Some(r), true) => Some((p, r.clone())),
@@ -253,7 +288,7 @@ pub(super) async fn dispatch(
                 }
                 (None, Default::default())
             };
-            let Ok(budget) = budget.clone().acquire_owned().await else {
+            let Some(budget) = permits.take_one(&budget).await else {
                 break 'read;
             };
             let job = Arc::new(Job {
