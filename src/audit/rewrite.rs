@@ -421,6 +421,70 @@ mod tests {
     }
 
     #[test]
+    fn translates_session_statements_the_target_has_an_answer_for() {
+        let full = |sql: &str| audit_rw(sql).unwrap_or_default();
+        assert_eq!(
+            full("SET sql_mode='STRICT_TRANS_TABLES,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO'"),
+            "SET mysql.sql_mode = 'STRICT_TRANS_TABLES,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO'"
+        );
+        // A mode that changes how statements read, or relaxes a check: not translated.
+        assert_eq!(
+            audit_rw("SET SESSION sql_mode = 'TRADITIONAL,ANSI_QUOTES'"),
+            None
+        );
+        assert_eq!(audit_rw("SET sql_mode = ''"), None);
+        assert_eq!(full("SET autocommit=1"), "SET mysql.autocommit = 1");
+        assert_eq!(audit_rw("SET autocommit=0"), None);
+        assert_eq!(
+            full("SET @@session.wait_timeout = 28800"),
+            "DO $cutover_rw$ BEGIN PERFORM set_config('idle_session_timeout', '28800s', false); \
+             PERFORM set_config('idle_in_transaction_session_timeout', '28800s', false); END $cutover_rw$"
+        );
+        assert_eq!(
+            full("DO SLEEP(0), 1 + 1"),
+            "DO $cutover_rw$ BEGIN PERFORM CAST(pg_sleep(0) IS NULL AS integer); PERFORM 1 + 1; END $cutover_rw$"
+        );
+        assert_eq!(
+            full("UNLOCK TABLES"),
+            "DO $cutover_rw$ BEGIN END $cutover_rw$"
+        );
+        assert_eq!(audit_rw("LOCK TABLES kv WRITE"), None);
+        assert_eq!(full("SELECT @@autocommit"), "SELECT 1");
+        assert_eq!(audit_rw("SELECT @@version_comment LIMIT 1"), None);
+    }
+
+    #[test]
+    fn quotes_names_declared_in_mixed_case() {
+        let schema = crate::schema::ddl::schema_from_ddl(
+            "CREATE TABLE AuditTrail (Id INT PRIMARY KEY, EventName VARCHAR(40));\n\
+             CREATE TABLE t (id INT PRIMARY KEY, eventname VARCHAR(40));",
+            "s.sql",
+        )
+        .schema;
+        let profile = crate::profile::load_profile("postgres", None).expect("profile");
+        let opts = crate::audit::AuditOptions::default();
+        let ctx = crate::audit::Context {
+            profile: &profile,
+            schema: Some(&schema),
+            options: &opts,
+        };
+        let rw = |sql: &str| statement_rewrite(sql, &ctx, &findings_of(sql, &ctx));
+        assert_eq!(
+            rw("SELECT EventName FROM AuditTrail ORDER BY Id").as_deref(),
+            Some("SELECT \"EventName\" FROM \"AuditTrail\" ORDER BY \"Id\"")
+        );
+        assert_eq!(
+            rw("SELECT eventname FROM `AuditTrail` ORDER BY id").as_deref(),
+            Some("SELECT \"EventName\" FROM \"AuditTrail\" ORDER BY \"Id\"")
+        );
+        // `id` also names t's column: the words cannot be told apart, so nothing is quoted.
+        assert_eq!(
+            rw("SELECT a.id FROM AuditTrail a JOIN t ON t.id = a.id"),
+            None
+        );
+    }
+
+    #[test]
     fn says_when_it_is_not_enough() {
         // ON DUPLICATE KEY UPDATE needs the key: not mechanical.
         let (_, complete) = rw("INSERT INTO `t` (a) VALUES (1) ON DUPLICATE KEY UPDATE a = 2");
