@@ -16,6 +16,7 @@ mod rewrite;
 mod rewrite_ddl;
 mod rewrite_dml;
 mod rewrite_expr;
+mod rewrite_lenient;
 mod rewrite_numeric;
 mod run;
 mod timeseries;

@@ -52,6 +52,7 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             && detail.is_some_and(|d| d.ends_with(" in COALESCE()") && d.starts_with('\'')))
         || (rule == "FN-MISSING"
             && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
+        || super::rewrite_lenient::handles(rule, detail)
 }
 
 pub(super) fn ident(s: &str) -> Ident {
@@ -97,6 +98,9 @@ pub struct Semantics {
     pub avg_scale: bool,
     /// SEM-001L in COALESCE: a string literal among numbers, a string result in MySQL.
     pub coalesce_text: bool,
+    /// Strings meeting numbers, ENUMs meeting numbers, numbers as conditions
+    /// ([`super::rewrite_lenient`]): how many the findings name; the pass must translate as many.
+    pub lenient: usize,
 }
 
 /// The statement translated, or None when it is not one of these forms (or the schema does not
@@ -137,8 +141,12 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
         return None;
     }
     let mut failed = false;
+    let mut lenient = 0;
     let _ = visit_expressions_mut(&mut st, |e| {
         if expr(e).is_none() {
+            failed = true;
+        }
+        if sem.lenient > 0 && super::rewrite_lenient::lenient(e, &tables, &mut lenient).is_none() {
             failed = true;
         }
         if sem.decimal_division {
@@ -164,7 +172,7 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
         }
         ControlFlow::<()>::Continue(())
     });
-    (!failed).then(|| st.to_string())
+    (!failed && lenient >= sem.lenient).then(|| st.to_string())
 }
 
 fn insert(ins: &mut Insert, ctx: &Context, booleans: bool) -> Option<()> {

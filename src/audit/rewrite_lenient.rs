@@ -1,0 +1,361 @@
+//! MySQL's lenient conversions between strings and numbers, written out on the AST: a string
+//! meets a number as the number its leading characters spell (`'2abc'` is 2, `'abc'` is 0), in
+//! double precision; an ENUM meets a number as its member's position; a number is true when it is
+//! not zero. The target refuses each mix, so each is spelled out as MySQL evaluates it.
+
+use super::rewrite_dml::last_name;
+use super::rewrite_expr::column;
+use crate::schema::{Column, Table};
+use sqlparser::ast::*;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use std::ops::ControlFlow;
+
+/// The findings this pass translates: a string literal or column meeting a number (SEM-001,
+/// SEM-001L), SUM/AVG of strings (SEM-021 and the FN-ARGS it causes), an ENUM compared with a number
+/// or with a string that is not one of its members (SEM-016), IS TRUE / NOT on a number (SEM-020).
+pub fn handles(rule: &str, detail: Option<&str>) -> bool {
+    let Some(d) = detail else {
+        return false;
+    };
+    let text = |s: &str| matches!(s, "character varying" | "character");
+    let number = |s: &str| matches!(s, "integer" | "numeric" | "double precision");
+    let operands = |d: &str| -> bool {
+        let words: Vec<&str> = d.split(' ').collect();
+        // `<type> <op> <type>`, types of one or two words.
+        let Some(op_at) = words.iter().position(|w| is_operator(w)) else {
+            return false;
+        };
+        let (l, r) = (words[..op_at].join(" "), words[op_at + 1..].join(" "));
+        (text(&l) && number(&r)) || (number(&l) && text(&r))
+    };
+    match rule {
+        "SEM-001" => {
+            operands(d) || (d.starts_with('\'') && d.ends_with("': operator is not unique"))
+        }
+        "SEM-001L" => {
+            d.starts_with('\'')
+                && (d.ends_with("' in arithmetic")
+                    || ["integer", "numeric", "double precision"]
+                        .iter()
+                        .any(|t| d.ends_with(&format!("' for a {t} value"))))
+        }
+        "SEM-021" => ["sum(", "avg("]
+            .iter()
+            .any(|f| d == format!("{f}character varying)") || d == format!("{f}character)")),
+        "FN-ARGS" => ["sum(character", "avg(character"]
+            .iter()
+            .any(|f| d.starts_with(f)),
+        "SEM-016" => {
+            (d.starts_with("enum ") && d.ends_with(" integer"))
+                || (d.starts_with('\'') && d.ends_with("' for a enum value"))
+        }
+        "SEM-020" => matches!(
+            d,
+            "IS TRUE on integer"
+                | "IS TRUE on numeric"
+                | "IS TRUE on double precision"
+                | "NOT on a number"
+        ),
+        _ => false,
+    }
+}
+
+fn is_operator(w: &str) -> bool {
+    matches!(
+        w,
+        "=" | "<>" | "!=" | "<" | ">" | "<=" | ">=" | "<=>" | "+" | "-" | "*" | "/" | "%" | "DIV"
+    )
+}
+
+/// The number MySQL reads from the start of `s`: leading spaces, a sign, digits, a fraction, an
+/// exponent; 0 when there are no digits.
+pub fn leading_number(s: &str) -> String {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r']);
+    let b = t.as_bytes();
+    let digits_from = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut i = 0;
+    let negative = b.first() == Some(&b'-');
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        i = 1;
+    }
+    let int_end = digits_from(i);
+    let int = &t[i..int_end];
+    let mut frac = "";
+    let mut end = int_end;
+    if b.get(int_end) == Some(&b'.') {
+        let f_end = digits_from(int_end + 1);
+        frac = &t[int_end + 1..f_end];
+        end = f_end;
+    }
+    if int.is_empty() && frac.is_empty() {
+        return "0".to_string();
+    }
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    out.push_str(if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let mut k = end + 1;
+        let sign = matches!(b.get(k), Some(b'-' | b'+'));
+        if sign {
+            k += 1;
+        }
+        let e_end = digits_from(k);
+        if e_end > k {
+            out.push_str(&t[end..e_end]);
+        }
+    }
+    out
+}
+
+/// The SQL of MySQL's string-to-number conversion of the expression `cutover_x`: the leading
+/// number (no backslashes in the pattern: the token pass after this one would read them as MySQL
+/// escapes), 0 when there is none, NULL for NULL.
+const MYSQL_NUMBER: &str = "(CASE WHEN cutover_x IS NULL THEN NULL ELSE COALESCE(CAST(substring(CAST(cutover_x AS text) FROM '^[[:space:]]*([-+]?(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:[eE][-+]?[0-9]+)?)') AS double precision), 0) END)";
+
+/// `template` parsed, with every `cutover_x` replaced by `x`.
+fn substitute(template: &str, x: &Expr) -> Option<Expr> {
+    let mut e = Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(template)
+        .ok()?
+        .parse_expr()
+        .ok()?;
+    let _ = visit_expressions_mut(&mut e, |n| {
+        if matches!(n, Expr::Identifier(i) if i.value == "cutover_x") {
+            *n = x.clone();
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Some(e)
+}
+
+fn take(e: &mut Expr) -> Expr {
+    std::mem::replace(e, Expr::value(Value::Null))
+}
+
+fn string_literal(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(s),
+            _ => None,
+        },
+        Expr::Nested(x) => string_literal(x),
+        _ => None,
+    }
+}
+
+fn number_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Value(v) => matches!(v.value, Value::Number(..)),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
+            expr,
+        } => number_literal(expr),
+        Expr::Nested(x) => number_literal(x),
+        _ => false,
+    }
+}
+
+fn is_number_type(c: &Column) -> bool {
+    (c.mysql_type.is_integer() && !c.mysql_type.is_tinyint1())
+        || matches!(
+            c.mysql_type.base.as_str(),
+            "DECIMAL" | "NUMERIC" | "FLOAT" | "DOUBLE" | "REAL"
+        )
+}
+
+fn text_column(e: &Expr, tables: &[&Table]) -> bool {
+    column(e, tables).is_some_and(|c| c.mysql_type.is_text())
+}
+
+fn number_column(e: &Expr, tables: &[&Table]) -> bool {
+    column(e, tables).is_some_and(is_number_type)
+}
+
+/// A number as MySQL computes with it when a string is involved: double precision.
+fn double(n: String) -> Expr {
+    Expr::Cast {
+        kind: CastKind::Cast,
+        expr: Box::new(Expr::value(Value::Number(n, false))),
+        data_type: DataType::DoublePrecision,
+        format: None,
+    }
+}
+
+/// Translates the lenient conversion at `e`, counting each in `done`. None when `e` is one this
+/// pass should translate but cannot (an ENUM whose members are not known).
+pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> {
+    use BinaryOperator::*;
+    match e {
+        Expr::BinaryOp { left, op, right } => {
+            let comparison = matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship);
+            let arithmetic = matches!(op, Plus | Minus | Multiply | Divide | Modulo);
+            if !(comparison || arithmetic) {
+                return Some(());
+            }
+            let numeric = |x: &Expr| number_literal(x) || number_column(x, tables);
+            // An ENUM against a number: its member's position; against a string that is none of
+            // its members: its text, compared under its collation.
+            for flip in [false, true] {
+                let (a, b) = if flip {
+                    (&mut *right, &mut *left)
+                } else {
+                    (&mut *left, &mut *right)
+                };
+                let Some(c) = column(a, tables).filter(|c| c.mysql_type.base == "ENUM") else {
+                    continue;
+                };
+                if comparison && number_literal(b) {
+                    let members = &c.mysql_type.members;
+                    if members.is_empty() || members.iter().any(|m| m.contains('\\')) {
+                        return None;
+                    }
+                    let whens: String = members
+                        .iter()
+                        .enumerate()
+                        .map(|(k, m)| format!(" WHEN '{}' THEN {}", m.replace('\'', "''"), k + 1))
+                        .collect();
+                    let x = take(a);
+                    **a = substitute(&format!("(CASE CAST(cutover_x AS text){whens} END)"), &x)?;
+                    *done += 1;
+                    return Some(());
+                }
+                if matches!(op, Eq | NotEq)
+                    && let Some(s) = string_literal(b)
+                    && !c.mysql_type.members.iter().any(|m| m == s)
+                {
+                    let fold = match (c.case_insensitive(), c.pad_space()) {
+                        (true, true) => "rtrim(lower(cutover_x))",
+                        (true, false) => "lower(cutover_x)",
+                        (false, true) => "rtrim(cutover_x)",
+                        (false, false) => "cutover_x",
+                    };
+                    let x = take(a);
+                    let text = substitute("CAST(cutover_x AS text)", &x)?;
+                    **a = substitute(fold, &text)?;
+                    let y = take(b);
+                    **b = substitute(fold, &y)?;
+                    *done += 1;
+                    return Some(());
+                }
+            }
+            // Two string literals in arithmetic: both numbers.
+            if arithmetic && string_literal(left).is_some() && string_literal(right).is_some() {
+                for side in [left, right] {
+                    let n = leading_number(string_literal(side).unwrap_or_default());
+                    **side = double(n);
+                }
+                *done += 1;
+                return Some(());
+            }
+            for flip in [false, true] {
+                let (a, b) = if flip {
+                    (&mut *right, &mut *left)
+                } else {
+                    (&mut *left, &mut *right)
+                };
+                // A string literal against a number: the number it starts with.
+                if let Some(s) = string_literal(a)
+                    && numeric(b)
+                {
+                    let n = leading_number(s);
+                    **a = if arithmetic {
+                        double(n)
+                    } else {
+                        Expr::value(Value::Number(n, false))
+                    };
+                    *done += 1;
+                    return Some(());
+                }
+                // A string column against a number: the number each value starts with.
+                if text_column(a, tables) && numeric(b) {
+                    let x = take(a);
+                    **a = substitute(MYSQL_NUMBER, &x)?;
+                    *done += 1;
+                    return Some(());
+                }
+            }
+        }
+        Expr::Function(f)
+            if last_name(&f.name)
+                .is_some_and(|n| matches!(n.to_ascii_uppercase().as_str(), "SUM" | "AVG")) =>
+        {
+            if let FunctionArguments::List(l) = &mut f.args
+                && let [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] = l.args.as_mut_slice()
+                && text_column(x, tables)
+            {
+                let v = take(x);
+                *x = substitute(MYSQL_NUMBER, &v)?;
+                *done += 1;
+            }
+        }
+        // A number is true when it is not zero.
+        Expr::IsTrue(x) | Expr::IsFalse(x) | Expr::IsNotTrue(x) | Expr::IsNotFalse(x)
+            if number_column(x, tables) =>
+        {
+            let v = take(x);
+            **x = substitute("(cutover_x <> 0)", &v)?;
+            *done += 1;
+        }
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr,
+        } if number_column(expr, tables) => {
+            let v = take(expr);
+            **expr = substitute("(cutover_x <> 0)", &v)?;
+            *done += 1;
+        }
+        _ => {}
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{handles, leading_number};
+
+    #[test]
+    fn reads_the_leading_number_as_mysql_does() {
+        for (s, n) in [
+            ("2abc", "2"),
+            ("  -1.5e3x", "-1.5e3"),
+            (".5", "0.5"),
+            ("1.", "1"),
+            ("abc", "0"),
+            ("-", "0"),
+            ("0x10", "0"),
+            ("+7", "7"),
+            ("3e", "3"),
+        ] {
+            assert_eq!(leading_number(s), n, "{s}");
+        }
+    }
+
+    #[test]
+    fn takes_only_the_forms_it_translates() {
+        assert!(handles("SEM-001", Some("character varying = integer")));
+        assert!(handles("SEM-001", Some("integer + character")));
+        assert!(handles(
+            "SEM-001",
+            Some("'3' * '4': operator is not unique")
+        ));
+        assert!(!handles("SEM-001", Some("bytea = integer")));
+        assert!(handles("SEM-001L", Some("'2abc' for a integer value")));
+        assert!(!handles("SEM-001L", Some("'2abc' into hits (integer)")));
+        assert!(handles("SEM-016", Some("enum = integer")));
+        assert!(!handles("SEM-016", Some("number into enum column tier")));
+        assert!(handles("SEM-021", Some("sum(character varying)")));
+        assert!(!handles("SEM-021", Some("sum(enum)")));
+    }
+}
