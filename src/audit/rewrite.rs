@@ -301,6 +301,22 @@ mod tests {
         let tmp = audit_rw("CREATE TEMPORARY TABLE tt (id INT UNSIGNED NOT NULL PRIMARY KEY)")
             .unwrap_or_default();
         assert!(tmp.starts_with("CREATE TEMPORARY TABLE tt ("), "{tmp}");
+        let ft = audit_rw(
+            "CREATE TABLE f (id INT PRIMARY KEY, body TEXT NOT NULL, FULLTEXT KEY ft_body (body)) ENGINE=InnoDB",
+        )
+        .unwrap_or_default();
+        assert!(
+            ft.contains("CREATE INDEX ft_body ON f USING gin (to_tsvector('simple', body))"),
+            "{ft}"
+        );
+        let sp = audit_rw(
+            "CREATE TABLE s (id INT PRIMARY KEY, location POINT NOT NULL, SPATIAL KEY sp_location (location))",
+        )
+        .unwrap_or_default();
+        assert!(
+            sp.contains("CREATE INDEX sp_location ON s USING gist (location)"),
+            "{sp}"
+        );
         // A zero-date default cannot be kept: no rewrite.
         assert_eq!(
             audit_rw("CREATE TABLE z (id INT PRIMARY KEY, d DATE NOT NULL DEFAULT '0000-00-00')"),

@@ -113,6 +113,24 @@ fn comment_of(src: &[u8], toks: &[Token]) -> Option<Vec<u8>> {
         .map(|t| unquote(t.text(src)))
 }
 
+/// MySQL's FULLTEXT index on `cols` as the target's text-search index: GIN over the columns'
+/// words (the `simple` configuration: no stemming, no stop words), what a query written with
+/// `to_tsvector('simple', …) @@ …` uses. None without columns.
+pub fn search_index(name: &str, table: &str, cols: &[String]) -> Option<String> {
+    let doc = match cols {
+        [] => return None,
+        [one] => one.clone(),
+        many => many
+            .iter()
+            .map(|c| format!("coalesce({c}, '')"))
+            .collect::<Vec<_>>()
+            .join(" || ' ' || "),
+    };
+    Some(format!(
+        "CREATE INDEX {name} ON {table} USING gin (to_tsvector('simple', {doc}))"
+    ))
+}
+
 /// Translates one `CREATE TABLE` whose schema is `table` (from [`crate::schema::ddl`]).
 pub fn translate(
     sql: &str,
@@ -171,10 +189,52 @@ pub fn translate(
                 ));
             }
             "FULLTEXT" | "SPATIAL" => {
-                let text = String::from_utf8_lossy(&src[first.start..c[c.len() - 1].end]);
-                out.notes.push(format!(
-                    "{w} index not translated (DDL-020: the target has no {w} index; build a GIN/GiST index on to_tsvector or a geometry type by hand): {text}"
-                ));
+                let cols = paren_columns(src, item);
+                let named = c
+                    .iter()
+                    .skip(1)
+                    .find(|t| !matches!(word(t, src).as_str(), "KEY" | "INDEX"))
+                    .filter(|t| t.text(src) != b"(")
+                    .map(|t| ident_name(t, src))
+                    .unwrap_or_else(|| format!("{}_{}", table.name, cols.join("_")));
+                let mut name = target_ident(&named);
+                if !index_names.insert(name.clone()) {
+                    name = target_ident(&format!("{}_{named}", table.name));
+                    index_names.insert(name.clone());
+                }
+                // A SPATIAL index needs a type the target indexes with GiST.
+                let gist_type = |i: usize| {
+                    c.iter()
+                        .filter(|t| matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent))
+                        .nth(i)
+                        .and_then(|t| table.column(&ident_name(t, src)))
+                        .is_some_and(|col| {
+                            matches!(
+                                column_type(profile, col).as_str(),
+                                "point" | "polygon" | "box" | "circle"
+                            )
+                        })
+                };
+                let index = if w == "FULLTEXT" {
+                    search_index(&name, &tname, &cols)
+                } else {
+                    // SPATIAL [KEY|INDEX] [name] (col): the column is the last word.
+                    let words = c
+                        .iter()
+                        .filter(|t| matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent))
+                        .count();
+                    (cols.len() == 1 && words > 0 && gist_type(words - 1))
+                        .then(|| format!("CREATE INDEX {name} ON {tname} USING gist ({})", cols[0]))
+                };
+                match index {
+                    Some(ix) => after.push(ix),
+                    None => {
+                        let text = String::from_utf8_lossy(&src[first.start..c[c.len() - 1].end]);
+                        out.notes.push(format!(
+                            "{w} index not translated (DDL-020: the target has no {w} index; build a GIN/GiST index on to_tsvector or a geometry type by hand): {text}"
+                        ));
+                    }
+                }
             }
             "FOREIGN" | "CONSTRAINT" => {
                 let fk_at = c.iter().position(|t| word(t, src) == "FOREIGN");
