@@ -43,6 +43,9 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             | "SEM-019"
             | "SEM-005"
             | "SEM-025"
+            // An alias without AS that the target reads as a keyword: the tree prints every
+            // alias with AS.
+            | "LEX-006A"
     ) || (rule == "FN-ARGS"
         && detail.is_some_and(|d| {
             let d = d.to_ascii_lowercase();
