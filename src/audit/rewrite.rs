@@ -289,6 +289,24 @@ mod tests {
     }
 
     #[test]
+    fn hex_and_bit_literals_by_context() {
+        let full = |sql: &str| audit_rw(sql).unwrap_or_default();
+        assert_eq!(full("SELECT 0x41 AS h"), "SELECT '\\x41'::bytea AS h");
+        assert_eq!(full("SELECT X'4142' AS h"), "SELECT '\\x4142'::bytea AS h");
+        assert_eq!(
+            full("SELECT id FROM products WHERE sku = 0x5445412D303031"),
+            "SELECT id FROM products WHERE sku = 'TEA-001'"
+        );
+        assert_eq!(
+            full("SELECT 0b101 + 0 AS n, 0x123 + 1"),
+            "SELECT 5 + 0 AS n, 291 + 1"
+        );
+        assert_eq!(full("SELECT b'1' | 2"), "SELECT 1 | 2");
+        // Compared, but not printable text: not translated.
+        assert_eq!(audit_rw("SELECT 1 FROM t WHERE a = 0x00"), None);
+    }
+
+    #[test]
     fn aliases_get_as() {
         assert_eq!(
             audit_rw("SELECT id, birth_year year, MONTH(created_at) month FROM customers")

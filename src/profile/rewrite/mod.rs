@@ -51,7 +51,7 @@ const TRANSLATED: &[&str] = &[
 /// Rules translated occurrence by occurrence: complete when one was and none was left.
 const PER_OCCURRENCE: &[&str] = &[
     "DML-010", "DML-017", "DML-017D", "DML-017C", "DML-017V", "CONN-003", "TXN-007", "LEX-021",
-    "LEX-022", "LEX-020",
+    "LEX-022", "LEX-020", "LEX-015", "LEX-016", "LEX-017",
 ];
 
 /// MySQL's SELECT/INSERT/UPDATE/DELETE modifiers, which change nothing the statement returns.
@@ -374,6 +374,29 @@ impl Writer<'_> {
                     } else {
                         out.push_str(&text);
                         self.miss("LEX-020");
+                    }
+                }
+                TokenKind::HexNumber
+                | TokenKind::BitNumber
+                | TokenKind::HexString
+                | TokenKind::BitString => {
+                    let rule = match kind {
+                        TokenKind::HexNumber => "LEX-015",
+                        TokenKind::BitNumber => "LEX-017",
+                        _ => "LEX-016",
+                    };
+                    match self
+                        .binary_literal(i, end)
+                        .filter(|_| wanted(self.profile, rule))
+                    {
+                        Some(s) => {
+                            out.push_str(&s);
+                            self.note(rule);
+                        }
+                        None => {
+                            out.push_str(&text);
+                            self.miss(rule);
+                        }
                     }
                 }
                 TokenKind::Comment if text.starts_with('#') && wanted(self.profile, "LEX-004") => {
