@@ -4,7 +4,6 @@
 use super::emit::literal::{LiteralNotes, code_tokens, ident_name, target_ident, word};
 use super::emit::table;
 use super::{Context, Finding};
-#[cfg(test)]
 use super::{StatementOrigin, detect, judge};
 use crate::profile::Severity;
 #[cfg(test)]
@@ -17,6 +16,17 @@ use std::collections::HashSet;
 /// what the token rewriter cannot do (a `CREATE TABLE` through the `--emit-sql` table translator),
 /// else the profile's token rewriter, kept only when complete.
 pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String> {
+    // `a = 1 || b = 2` is MySQL's OR, which the tree misreads as a concatenation (it binds tighter
+    // than `=` there): the statement with OR written, audited afresh.
+    if findings
+        .iter()
+        .any(|f| matches!(f.rule.as_str(), "LEX-007" | "LEX-007E"))
+        && let Some(or_sql) = crate::profile::rewrite::pipes_as_or(sql, ctx.profile)
+    {
+        let again = findings_of(&or_sql, ctx);
+        return statement_rewrite(&or_sql, ctx, &again)
+            .or_else(|| (!again.iter().any(|f| f.severity == Severity::Error)).then_some(or_sql));
+    }
     if let Some(s) = create_table(sql, ctx, findings) {
         return Some(s);
     }
@@ -193,8 +203,7 @@ fn create_table(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String
     super::rewrite_ddl::one_statement(stmts)
 }
 
-/// The findings of `sql` on its own (tests).
-#[cfg(test)]
+/// The findings of `sql` on its own.
 fn findings_of(sql: &str, ctx: &Context) -> Vec<crate::audit::Finding> {
     let (hits, _) = detect(sql, ctx);
     let origin = StatementOrigin {
@@ -304,6 +313,29 @@ mod tests {
         assert_eq!(full("SELECT b'1' | 2"), "SELECT 1 | 2");
         // Compared, but not printable text: not translated.
         assert_eq!(audit_rw("SELECT 1 FROM t WHERE a = 0x00"), None);
+    }
+
+    #[test]
+    fn pipes_joining_conditions_are_audited_as_or() {
+        let schema = crate::schema::ddl::schema_from_ddl(
+            "CREATE TABLE c (id INT PRIMARY KEY, country CHAR(2)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;",
+            "s.sql",
+        )
+        .schema;
+        let profile = crate::profile::load_profile("postgres", None).expect("profile");
+        let opts = crate::audit::AuditOptions::default();
+        let ctx = crate::audit::Context {
+            profile: &profile,
+            schema: Some(&schema),
+            options: &opts,
+        };
+        let sql = "SELECT id FROM c WHERE country = 'DE' || country = 'FR'";
+        assert_eq!(
+            statement_rewrite(sql, &ctx, &findings_of(sql, &ctx)).as_deref(),
+            Some(
+                "SELECT id FROM c WHERE rtrim(lower(country)) = rtrim(lower('DE')) OR rtrim(lower(country)) = rtrim(lower('FR'))"
+            )
+        );
     }
 
     #[test]
@@ -577,7 +609,7 @@ mod tests {
     #[test]
     fn spells_out_strings_and_enums_meeting_numbers() {
         let schema = crate::schema::ddl::schema_from_ddl(
-            "CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(40), hits INT, \
+            "CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(40), hits INT, seen DATE, \
              tier ENUM('free','pro') NOT NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;",
             "s.sql",
         )
@@ -629,6 +661,17 @@ mod tests {
             rw("SELECT hits IS TRUE AS t FROM c WHERE NOT hits").as_deref(),
             Some("SELECT (hits <> 0) IS TRUE AS t FROM c WHERE NOT (hits <> 0)")
         );
+        assert_eq!(
+            rw("SELECT id FROM c WHERE name COLLATE utf8mb4_bin = 'Bob'").as_deref(),
+            Some("SELECT id FROM c WHERE rtrim(name) = rtrim('Bob')")
+        );
+        assert_eq!(
+            rw("SELECT id FROM c WHERE seen > '0000-00-00' AND seen <> '0000-00-00 00:00:00'")
+                .as_deref(),
+            Some("SELECT id FROM c WHERE seen > '-infinity' AND seen <> '-infinity'")
+        );
+        // `>=` would take MySQL's zero dates, NULL here: not translated.
+        assert_eq!(rw("SELECT id FROM c WHERE seen >= '0000-00-00'"), None);
         // An operand whose type the schema does not give: not translated.
         assert_eq!(rw("SELECT id FROM c WHERE x.y = '2abc'"), None);
     }

@@ -1,7 +1,8 @@
-//! MySQL's lenient conversions between strings and numbers, written out on the AST: a string
-//! meets a number as the number its leading characters spell (`'2abc'` is 2, `'abc'` is 0), in
-//! double precision; an ENUM meets a number as its member's position; a number is true when it is
-//! not zero. The target refuses each mix, so each is spelled out as MySQL evaluates it.
+//! MySQL's lenient conversions, written out on the AST: a string meets a number as the number its
+//! leading characters spell (`'2abc'` is 2, `'abc'` is 0), in double precision; an ENUM meets a
+//! number as its member's position; a number is true when it is not zero; the zero date is below
+//! every date; `COLLATE …_bin` compares bytes. The target refuses each form, so each is spelled out
+//! as MySQL evaluates it.
 
 use super::rewrite_dml::last_name;
 use super::rewrite_expr::column;
@@ -50,6 +51,15 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
             (d.starts_with("enum ") && d.ends_with(" integer"))
                 || (d.starts_with('\'') && d.ends_with("' for a enum value"))
         }
+        // `d > '0000-00-00'`: the zero date is below every date.
+        "SEM-017" => {
+            d.starts_with("'0000-00-00")
+                && ["date", "timestamp", "timestamptz"]
+                    .iter()
+                    .any(|t| d.ends_with(&format!("' for a {t} value")))
+        }
+        // `s COLLATE utf8mb4_bin = 'x'`: a byte-wise comparison, which the target's is.
+        "LEX-023" => d.ends_with("_bin"),
         "SEM-020" => matches!(
             d,
             "IS TRUE on integer"
@@ -198,6 +208,40 @@ fn double(n: String) -> Expr {
 pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> {
     use BinaryOperator::*;
     match e {
+        Expr::BinaryOp { left, op, right }
+            if matches!(op, Gt | Lt | NotEq) && zero_date(left, right, tables) =>
+        {
+            // Below every date: `d > zero` holds for every date, `d < zero` for none; a zero date
+            // stored in MySQL is NULL here, which neither `>`, `<` nor `<>` selects, as MySQL
+            // selects no zero date with them.
+            for side in [left, right] {
+                if string_literal(side).is_some() {
+                    **side = Expr::value(Value::SingleQuotedString("-infinity".into()));
+                }
+            }
+            *done += 1;
+        }
+        Expr::BinaryOp { left, op, right }
+            if matches!(op, Eq | NotEq)
+                && (binary_collation(left).is_some() || binary_collation(right).is_some()) =>
+        {
+            // PAD SPACE (MariaDB's and MySQL's utf8mb4_bin) ignores trailing spaces.
+            let pad = [&**left, &**right]
+                .iter()
+                .filter_map(|x| binary_collation(x))
+                .all(|c| !c.contains("nopad") && !c.contains("0900"));
+            for side in [left, right] {
+                if let Expr::Collate { expr, .. } = side.as_mut() {
+                    let inner = take(expr);
+                    **side = inner;
+                }
+                if pad {
+                    let x = take(side);
+                    **side = substitute("rtrim(cutover_x)", &x)?;
+                }
+            }
+            *done += 1;
+        }
         Expr::BinaryOp { left, op, right } => {
             let comparison = matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship);
             let arithmetic = matches!(op, Plus | Minus | Multiply | Divide | Modulo);
@@ -319,6 +363,36 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> 
         _ => {}
     }
     Some(())
+}
+
+/// The collation of `x COLLATE name` when it compares bytes (`…_bin`).
+fn binary_collation(x: &Expr) -> Option<String> {
+    match x {
+        Expr::Collate { collation, .. } => {
+            let name = collation.to_string().to_ascii_lowercase();
+            name.ends_with("_bin").then_some(name)
+        }
+        _ => None,
+    }
+}
+
+/// True when one side is MySQL's zero date and the other a date or time column.
+fn zero_date(left: &Expr, right: &Expr, tables: &[&Table]) -> bool {
+    let zero = |x: &Expr| {
+        string_literal(x).is_some_and(|s| {
+            s.starts_with("0000-00-00")
+                && s.chars().all(|c| matches!(c, '0' | '-' | ':' | ' ' | '.'))
+        })
+    };
+    let dated = |x: &Expr| {
+        column(x, tables).is_some_and(|c| {
+            matches!(
+                c.mysql_type.base.as_str(),
+                "DATE" | "DATETIME" | "TIMESTAMP"
+            )
+        })
+    };
+    (zero(left) && dated(right)) || (zero(right) && dated(left))
 }
 
 #[cfg(test)]
