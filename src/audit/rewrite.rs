@@ -490,6 +490,17 @@ mod tests {
         );
         assert_eq!(audit_rw("SELECT SUBSTRING_INDEX(e, '.', 2) FROM t"), None);
         assert_eq!(
+            full("SELECT CONVERT_TZ(d, '+00:00', '+02:00') FROM t"),
+            "SELECT (CASE WHEN (CAST(d AS timestamp) AT TIME ZONE INTERVAL '+00:00' HOUR TO MINUTE) \
+             BETWEEN TIMESTAMPTZ '1970-01-01 00:00:01+00' AND TIMESTAMPTZ '2038-01-19 03:14:07+00' \
+             THEN ((CAST(d AS timestamp) AT TIME ZONE INTERVAL '+00:00' HOUR TO MINUTE) AT TIME ZONE \
+             INTERVAL '+02:00' HOUR TO MINUTE) ELSE CAST(d AS timestamp) END) FROM t"
+        );
+        assert_eq!(
+            audit_rw("SELECT CONVERT_TZ(d, 'UTC', 'Europe/Paris') FROM t"),
+            None
+        );
+        assert_eq!(
             full("SELECT 1 FROM t WHERE a = 'TEA' '-001' AND b = _utf8mb4'x'"),
             "SELECT 1 FROM t WHERE a = 'TEA'\n'-001' AND b = 'x'"
         );
@@ -570,6 +581,12 @@ mod tests {
             full("UNLOCK TABLES"),
             "DO $cutover_rw$ BEGIN END $cutover_rw$"
         );
+        assert_eq!(
+            full("SHOW TABLES LIKE 'ord%'"),
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() \
+             AND table_type IN ('BASE TABLE', 'VIEW') AND table_name LIKE 'ord%' ORDER BY table_name COLLATE \"C\""
+        );
+        assert_eq!(audit_rw("SHOW TABLES FROM other_db"), None);
         assert_eq!(audit_rw("LOCK TABLES kv WRITE"), None);
         assert_eq!(full("SELECT @@autocommit"), "SELECT 1");
         assert_eq!(audit_rw("SELECT @@version_comment LIMIT 1"), None);

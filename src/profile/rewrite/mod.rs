@@ -106,6 +106,9 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
                     && !missed.contains(&f.rule))
                 || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
                 || (f.rule == "TXN-002" && applied.iter().any(|a| a == "TXN-002"))
+                || (matches!(f.rule.as_str(), "DML-022S" | "DML-022")
+                    && f.detail.as_deref() == Some("SHOW TABLES")
+                    && applied.iter().any(|a| a == "DML-022S"))
                 || (f.rule == "CASE-001"
                     && f.detail.as_deref().and_then(case_001_names).is_some_and(|(written, _)| {
                         applied.iter().any(|a| a.strip_prefix("CASE-001:") == Some(written))
@@ -528,6 +531,9 @@ impl Writer<'_> {
             "DO" if i == self.next_sig(0, end)? && wanted(self.profile, "ADM-001") => {
                 self.do_statement(i, end)
             }
+            "SHOW" if i == self.next_sig(0, end)? && wanted(self.profile, "DML-022S") => {
+                self.show_tables(i, end)
+            }
             "UNLOCK" if i == self.next_sig(0, end)? && wanted(self.profile, "TXN-003") => {
                 self.unlock_tables(i, end)
             }
@@ -552,7 +558,7 @@ impl Writer<'_> {
                 None
             }
             "DATE_FORMAT" | "STR_TO_DATE" => self.date_format(i, end),
-            "SUBSTRING_INDEX" | "TIMESTAMPDIFF" | "ADDDATE" | "SUBDATE" => {
+            "SUBSTRING_INDEX" | "TIMESTAMPDIFF" | "ADDDATE" | "SUBDATE" | "CONVERT_TZ" => {
                 self.date_and_string_calls(i, end)
             }
             "CAST"

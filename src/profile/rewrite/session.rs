@@ -1,6 +1,6 @@
 //! Session statements the token rewriter replaces whole: the transaction isolation level, the
 //! time zone, the client character set, the idle timeout, the strict sql_mode and autocommit the
-//! target always has, `DO` and `UNLOCK TABLES`.
+//! target always has, `DO`, `UNLOCK TABLES` and `SHOW TABLES`.
 
 use super::{Writer, wanted};
 use crate::sql::lexer::TokenKind;
@@ -305,5 +305,45 @@ impl Writer<'_> {
         }
         self.note("TXN-003:UNLOCK");
         Some(("DO $cutover_rw$ BEGIN END $cutover_rw$".to_string(), t + 1))
+    }
+
+    /// `SHOW TABLES [LIKE 'pattern']` → the current schema's tables and views from
+    /// information_schema, in MySQL's order (by name, byte-wise).
+    pub(super) fn show_tables(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let k = self.next_sig(i + 1, end)?;
+        if !self.word_is(k, "TABLES") {
+            return None;
+        }
+        let mut last = k;
+        let mut like = String::new();
+        if let Some(l) = self
+            .next_sig(k + 1, end)
+            .filter(|&l| self.word_is(l, "LIKE"))
+        {
+            let p = self.next_sig(l + 1, end)?;
+            let pattern = self.text(p);
+            if self.toks[p].kind != TokenKind::String
+                || !pattern.starts_with('\'')
+                || pattern.contains('\\')
+            {
+                return None;
+            }
+            like = format!(" AND table_name LIKE {pattern}");
+            last = p;
+        }
+        if self
+            .next_sig(last + 1, end)
+            .is_some_and(|r| self.text(r) != ";")
+        {
+            return None;
+        }
+        self.note("DML-022S");
+        Some((
+            format!(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() \
+                 AND table_type IN ('BASE TABLE', 'VIEW'){like} ORDER BY table_name COLLATE \"C\""
+            ),
+            last + 1,
+        ))
     }
 }
