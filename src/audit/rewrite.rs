@@ -588,6 +588,25 @@ mod tests {
         );
         assert_eq!(audit_rw("SHOW TABLES FROM other_db"), None);
         assert_eq!(audit_rw("LOCK TABLES kv WRITE"), None);
+        assert_eq!(full("SET @x = 5"), "SET mysql_uservar.x = '5'");
+        assert_eq!(
+            full("SET @Limit_Total := -20;"),
+            "SET mysql_uservar.limit_total = '-20';"
+        );
+        assert_eq!(audit_rw("SET @x = @y + 1"), None);
+        assert_eq!(audit_rw("SELECT @x"), None);
+        assert_eq!(
+            full("SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id DESC"),
+            "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id ORDER BY customer_id DESC"
+        );
+        assert_eq!(
+            full("SELECT a, b, COUNT(*) FROM t GROUP BY a DESC, b LIMIT 3"),
+            "SELECT a, b, COUNT(*) FROM t GROUP BY a, b ORDER BY a DESC, b LIMIT 3"
+        );
+        assert_eq!(
+            audit_rw("SELECT a FROM t GROUP BY a DESC HAVING COUNT(*) > 1"),
+            None
+        );
         assert_eq!(full("SELECT @@autocommit"), "SELECT 1");
         assert_eq!(audit_rw("SELECT @@version_comment LIMIT 1"), None);
     }

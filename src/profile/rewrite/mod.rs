@@ -9,6 +9,7 @@
 //! Whether the rewrite really runs on the target is for `--live` to say.
 
 mod casts;
+mod clauses;
 mod dates;
 mod functions;
 mod session;
@@ -106,6 +107,9 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
                     && !missed.contains(&f.rule))
                 || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
                 || (f.rule == "TXN-002" && applied.iter().any(|a| a == "TXN-002"))
+                || (f.rule == "DML-012" && applied.iter().any(|a| a == "DML-012"))
+                || (matches!(f.rule.as_str(), "LEX-019" | "LEX-018")
+                    && applied.iter().any(|a| a == "LEX-019:SET"))
                 || (matches!(f.rule.as_str(), "DML-022S" | "DML-022")
                     && f.detail.as_deref() == Some("SHOW TABLES")
                     && applied.iter().any(|a| a == "DML-022S"))
@@ -527,10 +531,16 @@ impl Writer<'_> {
                 })
                 .or_else(|| self.session_time_zone(i, end))
                 .or_else(|| self.session_placeholder(i, end))
+                .or_else(|| {
+                    wanted(self.profile, "LEX-019")
+                        .then(|| self.user_variable(i, end))
+                        .flatten()
+                })
                 .or_else(|| self.session_wait_timeout(i, end)),
             "DO" if i == self.next_sig(0, end)? && wanted(self.profile, "ADM-001") => {
                 self.do_statement(i, end)
             }
+            "GROUP" if wanted(self.profile, "DML-012") => self.group_by_order(i, end),
             "SHOW" if i == self.next_sig(0, end)? && wanted(self.profile, "DML-022S") => {
                 self.show_tables(i, end)
             }

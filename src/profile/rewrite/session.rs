@@ -1,6 +1,6 @@
 //! Session statements the token rewriter replaces whole: the transaction isolation level, the
 //! time zone, the client character set, the idle timeout, the strict sql_mode and autocommit the
-//! target always has, `DO`, `UNLOCK TABLES` and `SHOW TABLES`.
+//! target always has, `DO`, `UNLOCK TABLES`, `SHOW TABLES` and `SET @variable`.
 
 use super::{Writer, wanted};
 use crate::sql::lexer::TokenKind;
@@ -345,5 +345,45 @@ impl Writer<'_> {
             ),
             last + 1,
         ))
+    }
+
+    /// `SET @v = literal` (or `:=`) alone → the value kept in the placeholder setting
+    /// `mysql_uservar.v`, where the session holds it as MySQL's does. Statements that read `@v` are
+    /// not translated (the setting's value is text, where MySQL keeps the literal's type), so they
+    /// stay errors rather than compare differently.
+    pub(super) fn user_variable(&mut self, i: usize, end: usize) -> Option<(String, usize)> {
+        let var = self.next_sig(i + 1, end)?;
+        let name = self.text(var).strip_prefix('@')?.to_ascii_lowercase();
+        if self.toks[var].kind != TokenKind::Variable
+            || name.is_empty()
+            || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return None;
+        }
+        let eq = self.next_sig(var + 1, end)?;
+        if !matches!(self.text(eq), "=" | ":=") {
+            return None;
+        }
+        let mut value = self.next_sig(eq + 1, end)?;
+        let negative = self.text(value) == "-";
+        if negative {
+            value = self.next_sig(value + 1, end)?;
+        }
+        if self
+            .next_sig(value + 1, end)
+            .is_some_and(|r| self.text(r) != ";")
+        {
+            return None;
+        }
+        let v = self.text(value);
+        let text = match self.toks[value].kind {
+            TokenKind::Number => format!("'{}{v}'", if negative { "-" } else { "" }),
+            TokenKind::String if v.starts_with('\'') && !v.contains('\\') && !negative => {
+                v.to_string()
+            }
+            _ => return None,
+        };
+        self.note("LEX-019:SET");
+        Some((format!("SET mysql_uservar.{name} = {text}"), value + 1))
     }
 }
