@@ -55,13 +55,21 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
                     .as_deref()
                     .is_some_and(|d| d.ends_with(" in COALESCE()"))
         }),
-        // SUM/AVG of a string is one occurrence with two findings (SEM-021, FN-ARGS).
-        lenient: findings
-            .iter()
-            .filter(|f| {
-                f.rule != "FN-ARGS" && super::rewrite_lenient::handles(&f.rule, f.detail.as_deref())
-            })
-            .count(),
+        // One translation per occurrence: its companions (SUM/AVG of a string's FN-ARGS, BINARY's
+        // cast) not counted; a BINARY cast without a BINARY comparison left over fails the pass.
+        lenient: {
+            let counted = |f: &&Finding| {
+                let d = f.detail.as_deref();
+                super::rewrite_lenient::handles(&f.rule, d)
+                    && !super::rewrite_lenient::companion(&f.rule, d)
+            };
+            let casts = findings
+                .iter()
+                .filter(|f| f.rule == "DML-017" && f.detail.as_deref() == Some("AS BINARY"))
+                .count();
+            let comparisons = findings.iter().filter(|f| f.rule == "LEX-024").count();
+            findings.iter().filter(counted).count() + casts.saturating_sub(comparisons)
+        },
     };
     if errors().any(|f| super::rewrite_ddl::RULES.contains(&f.rule.as_str()))
         && let Some(s) = super::rewrite_ddl::rewrite(sql, ctx)
@@ -708,6 +716,14 @@ mod tests {
         );
         // `>=` would take MySQL's zero dates, NULL here: not translated.
         assert_eq!(rw("SELECT id FROM c WHERE seen >= '0000-00-00'"), None);
+        assert_eq!(
+            rw("SELECT id FROM c WHERE name = BINARY 'bob'").as_deref(),
+            Some("SELECT id FROM c WHERE name = 'bob'")
+        );
+        assert_eq!(
+            rw("SELECT id FROM c WHERE hits OR name IS NULL").as_deref(),
+            Some("SELECT id FROM c WHERE (hits <> 0) OR name IS NULL")
+        );
         // An operand whose type the schema does not give: not translated.
         assert_eq!(rw("SELECT id FROM c WHERE x.y = '2abc'"), None);
     }

@@ -16,6 +16,9 @@ use std::ops::ControlFlow;
 /// SEM-001L), SUM/AVG of strings (SEM-021 and the FN-ARGS it causes), an ENUM compared with a number
 /// or with a string that is not one of its members (SEM-016), IS TRUE / NOT on a number (SEM-020).
 pub fn handles(rule: &str, detail: Option<&str>) -> bool {
+    if rule == "LEX-024" || companion(rule, detail) {
+        return true;
+    }
     let Some(d) = detail else {
         return false;
     };
@@ -44,9 +47,6 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
         "SEM-021" => ["sum(", "avg("]
             .iter()
             .any(|f| d == format!("{f}character varying)") || d == format!("{f}character)")),
-        "FN-ARGS" => ["sum(character", "avg(character"]
-            .iter()
-            .any(|f| d.starts_with(f)),
         "SEM-016" => {
             (d.starts_with("enum ") && d.ends_with(" integer"))
                 || (d.starts_with('\'') && d.ends_with("' for a enum value"))
@@ -60,6 +60,18 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
         }
         // `s COLLATE utf8mb4_bin = 'x'`: a byte-wise comparison, which the target's is.
         "LEX-023" => d.ends_with("_bin"),
+        // `ISNULL(a) OR b`, `n AND m`: an integer operand of a logical operator.
+        "SEM-020"
+            if ["integer", "numeric", "double precision"].iter().any(|t| {
+                ["OR", "AND", "XOR"]
+                    .iter()
+                    .any(|o| d == format!("{t} operand of {o}"))
+            }) =>
+        {
+            true
+        }
+        // `s = BINARY 'x'`: a byte-wise comparison, which the target's is.
+        "LEX-024" => true,
         "SEM-020" => matches!(
             d,
             "IS TRUE on integer"
@@ -67,6 +79,31 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
                 | "IS TRUE on double precision"
                 | "NOT on a number"
         ),
+        _ => false,
+    }
+}
+
+/// Findings that come with one [`handles`] counts, for the same occurrence: SUM/AVG of a string
+/// (FN-ARGS besides SEM-021), `BINARY 'x'` (a cast, and text compared with bytes, besides LEX-024).
+pub fn companion(rule: &str, detail: Option<&str>) -> bool {
+    let Some(d) = detail else {
+        return false;
+    };
+    match rule {
+        "FN-ARGS" => ["sum(character", "avg(character"]
+            .iter()
+            .any(|f| d.starts_with(f)),
+        "DML-017" => d == "AS BINARY",
+        "SEM-001" => {
+            let words: Vec<&str> = d.split(' ').collect();
+            words.len() >= 3
+                && matches!(words[words.len() - 2], "=" | "<>" | "!=")
+                && words[words.len() - 1] == "bytea"
+                && matches!(
+                    words[..words.len() - 2].join(" ").as_str(),
+                    "character varying" | "character"
+                )
+        }
         _ => false,
     }
 }
@@ -135,7 +172,7 @@ pub fn leading_number(s: &str) -> String {
 const MYSQL_NUMBER: &str = "(CASE WHEN cutover_x IS NULL THEN NULL ELSE COALESCE(CAST(substring(CAST(cutover_x AS text) FROM '^[[:space:]]*([-+]?(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:[eE][-+]?[0-9]+)?)') AS double precision), 0) END)";
 
 /// `template` parsed, with every `cutover_x` replaced by `x`.
-fn substitute(template: &str, x: &Expr) -> Option<Expr> {
+pub(super) fn substitute(template: &str, x: &Expr) -> Option<Expr> {
     let mut e = Parser::new(&PostgreSqlDialect {})
         .try_with_sql(template)
         .ok()?
@@ -241,6 +278,36 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> 
                 }
             }
             *done += 1;
+        }
+        Expr::BinaryOp { left, op, right }
+            if matches!(op, Eq | NotEq)
+                && (binary_cast(left, tables).is_some()
+                    || binary_cast(right, tables).is_some()) =>
+        {
+            // Bytes against bytes, trailing spaces included: the target's text comparison.
+            for side in [left, right] {
+                if let Some(inner) = binary_cast(side, tables) {
+                    **side = inner;
+                }
+            }
+            *done += 1;
+        }
+        Expr::BinaryOp {
+            left,
+            op: And | Or | Xor,
+            right,
+        } => {
+            for side in [left, right] {
+                if number_column(side, tables) {
+                    let v = take(side);
+                    **side = substitute("(cutover_x <> 0)", &v)?;
+                    *done += 1;
+                } else if is_call(side, "ISNULL") {
+                    // ISNULL(x) is translated as `(x IS NULL)`, a boolean, by the function
+                    // templates after this pass.
+                    *done += 1;
+                }
+            }
         }
         Expr::BinaryOp { left, op, right } => {
             let comparison = matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship);
@@ -363,6 +430,22 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> 
         _ => {}
     }
     Some(())
+}
+
+/// `BINARY e` (a cast to a binary string) of a string column or literal: `e`.
+fn binary_cast(x: &Expr, tables: &[&Table]) -> Option<Expr> {
+    match x {
+        Expr::Cast {
+            expr,
+            data_type: DataType::Binary(_) | DataType::Varbinary(_),
+            ..
+        } if string_literal(expr).is_some() || text_column(expr, tables) => Some((**expr).clone()),
+        _ => None,
+    }
+}
+
+fn is_call(x: &Expr, name: &str) -> bool {
+    matches!(x, Expr::Function(f) if last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case(name)))
 }
 
 /// The collation of `x COLLATE name` when it compares bytes (`…_bin`).
