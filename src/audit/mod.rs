@@ -13,6 +13,7 @@ mod input;
 mod lexical;
 mod live;
 mod rewrite;
+mod rewrite_calls;
 mod rewrite_ddl;
 mod rewrite_dml;
 mod rewrite_expr;

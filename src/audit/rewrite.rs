@@ -55,6 +55,9 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
                     .as_deref()
                     .is_some_and(|d| d.ends_with(" in COALESCE()"))
         }),
+        calls: findings
+            .iter()
+            .any(|f| super::rewrite_calls::handles(&f.rule, f.detail.as_deref())),
         // One translation per occurrence: its companions (SUM/AVG of a string's FN-ARGS, BINARY's
         // cast) not counted; a BINARY cast without a BINARY comparison left over fails the pass.
         lenient: {
@@ -724,6 +727,17 @@ mod tests {
             rw("SELECT id FROM c WHERE hits OR name IS NULL").as_deref(),
             Some("SELECT id FROM c WHERE (hits <> 0) OR name IS NULL")
         );
+        assert_eq!(
+            rw("SELECT ELT(FIELD(tier, 'free', 'pro'), 'F', 'P') AS t FROM c ORDER BY FIELD(name, 'b', 'a')")
+                .as_deref(),
+            Some(
+                "SELECT (CASE CAST((CASE WHEN tier = 'free' THEN 1 WHEN tier = 'pro' THEN 2 ELSE 0 END) AS BIGINT) \
+                 WHEN 1 THEN 'F' WHEN 2 THEN 'P' END) AS t FROM c ORDER BY (CASE WHEN rtrim(lower(name)) = rtrim(lower('b')) \
+                 THEN 1 WHEN rtrim(lower(name)) = rtrim(lower('a')) THEN 2 ELSE 0 END)"
+            )
+        );
+        // A value that is none of the ENUM's members: not translated.
+        assert_eq!(rw("SELECT FIELD(tier, 'gold') FROM c"), None);
         // An operand whose type the schema does not give: not translated.
         assert_eq!(rw("SELECT id FROM c WHERE x.y = '2abc'"), None);
     }

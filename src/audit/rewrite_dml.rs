@@ -16,7 +16,9 @@ use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use std::ops::ControlFlow;
 
-use super::rewrite_expr::{bool_column, bool_literal, booleans, case_insensitive, division, expr};
+use super::rewrite_expr::{
+    bool_column, bool_literal, booleans, call_of, case_insensitive, division, expr,
+};
 
 /// The rules translated here, with the function rule's detail for GROUP_CONCAT.
 pub fn handles(rule: &str, detail: Option<&str>) -> bool {
@@ -56,6 +58,7 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
         || (rule == "FN-MISSING"
             && detail.is_some_and(|d| d.to_ascii_uppercase().starts_with("GROUP_CONCAT(")))
         || super::rewrite_lenient::handles(rule, detail)
+        || super::rewrite_calls::handles(rule, detail)
 }
 
 pub(super) fn ident(s: &str) -> Ident {
@@ -104,6 +107,8 @@ pub struct Semantics {
     /// Strings meeting numbers, ENUMs meeting numbers, numbers as conditions
     /// ([`super::rewrite_lenient`]): how many the findings name; the pass must translate as many.
     pub lenient: usize,
+    /// FIELD/ELT ([`super::rewrite_calls`]).
+    pub calls: bool,
 }
 
 /// The statement translated, or None when it is not one of these forms (or the schema does not
@@ -147,6 +152,9 @@ pub fn rewrite(sql: &str, ctx: &Context, sem: Semantics) -> Option<String> {
     let mut lenient = 0;
     let _ = visit_expressions_mut(&mut st, |e| {
         if expr(e).is_none() {
+            failed = true;
+        }
+        if sem.calls && super::rewrite_calls::calls(e, &tables).is_none() {
             failed = true;
         }
         if sem.lenient > 0 && super::rewrite_lenient::lenient(e, &tables, &mut lenient).is_none() {
@@ -282,6 +290,51 @@ fn insert(ins: &mut Insert, ctx: &Context, booleans: bool) -> Option<()> {
     if ins.ignore {
         if ins.on.is_some() {
             return None;
+        }
+        // IGNORE turns MySQL's error for a string too long for its column into a warning, and
+        // stores the string cut to the column's length.
+        if let Some(t) = table()
+            && let Some(src) = &mut ins.source
+            && let SetExpr::Values(values) = src.body.as_mut()
+        {
+            for (j, c) in cols.iter().enumerate() {
+                let Some(col) = t.column(c) else { continue };
+                let Some(n) = col.mysql_type.length.filter(|_| {
+                    matches!(
+                        col.mysql_type.base.as_str(),
+                        "VARCHAR" | "CHAR" | "NVARCHAR" | "NCHAR"
+                    )
+                }) else {
+                    continue;
+                };
+                for row in values.rows.iter_mut() {
+                    let Some(v) = row.get_mut(j) else { continue };
+                    let fits = match v {
+                        Expr::Value(x) => match &x.value {
+                            Value::SingleQuotedString(s) => s.chars().count() as u64 <= n,
+                            Value::Null | Value::Number(..) | Value::Boolean(_) => true,
+                            _ => false,
+                        },
+                        Expr::Identifier(i) => i.value.eq_ignore_ascii_case("DEFAULT"),
+                        _ => false,
+                    };
+                    if !fits {
+                        let x = std::mem::replace(v, Expr::value(Value::Null));
+                        *v = call_of(
+                            "left",
+                            vec![
+                                Expr::Cast {
+                                    kind: CastKind::Cast,
+                                    expr: Box::new(x),
+                                    data_type: DataType::Text,
+                                    format: None,
+                                },
+                                Expr::value(Value::Number(n.to_string(), false)),
+                            ],
+                        );
+                    }
+                }
+            }
         }
         ins.ignore = false;
         ins.on = Some(OnInsert::OnConflict(OnConflict {
@@ -662,6 +715,13 @@ mod tests {
         assert_eq!(
             rw("INSERT IGNORE INTO kv (k) VALUES ('a')").as_deref(),
             Some("INSERT INTO kv (k) VALUES ('a') ON CONFLICT DO NOTHING")
+        );
+        // IGNORE stores a string too long for its column cut to the column's length.
+        assert_eq!(
+            rw("INSERT IGNORE INTO kv (k, v) VALUES (REPEAT('x', 60), 'short')").as_deref(),
+            Some(
+                "INSERT INTO kv (k, v) VALUES (left(CAST(REPEAT('x', 60) AS TEXT), 50), 'short') ON CONFLICT DO NOTHING"
+            )
         );
         assert_eq!(
             rw("INSERT INTO kv SET k = 'a', hits = 2").as_deref(),

@@ -1,0 +1,114 @@
+//! MySQL functions the target lacks whose translation depends on the arguments' types and
+//! collations, on the AST: `FIELD(x, a, b, …)` (the position of `x` among the values, compared as
+//! MySQL compares them) and `ELT(n, a, b, …)` (the `n`th value).
+
+use super::rewrite_dml::last_name;
+use super::rewrite_expr::{case_insensitive, column};
+use crate::schema::Table;
+use sqlparser::ast::*;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use std::ops::ControlFlow;
+
+/// The findings this pass translates.
+pub fn handles(rule: &str, detail: Option<&str>) -> bool {
+    rule == "FN-MISSING" && matches!(detail, Some("FIELD()" | "ELT()"))
+}
+
+/// `template` parsed, with each `cutover_<k>` replaced by `args[k]`.
+fn fill(template: &str, args: &[Expr]) -> Option<Expr> {
+    let mut e = Parser::new(&PostgreSqlDialect {})
+        .try_with_sql(template)
+        .ok()?
+        .parse_expr()
+        .ok()?;
+    let _ = visit_expressions_mut(&mut e, |n| {
+        if let Expr::Identifier(i) = n
+            && let Some(k) = i.value.strip_prefix("cutover_")
+            && let Ok(k) = k.parse::<usize>()
+            && let Some(a) = args.get(k)
+        {
+            *n = a.clone();
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Some(e)
+}
+
+fn args_of(f: &Function) -> Option<Vec<Expr>> {
+    let FunctionArguments::List(l) = &f.args else {
+        return None;
+    };
+    l.args
+        .iter()
+        .map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn is_string(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(v.value, Value::SingleQuotedString(_)))
+}
+
+fn is_number(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(v.value, Value::Number(..)))
+}
+
+/// Translates a FIELD or ELT call at `e`. None when one has arguments this pass does not
+/// translate (values of mixed kinds, a value that is not one of an ENUM's members).
+pub fn calls(e: &mut Expr, tables: &[&Table]) -> Option<()> {
+    let Expr::Function(f) = e else {
+        return Some(());
+    };
+    let name = last_name(&f.name).unwrap_or_default().to_ascii_uppercase();
+    if !matches!(name.as_str(), "FIELD" | "ELT") {
+        return Some(());
+    }
+    let args = args_of(f)?;
+    let (first, values) = args.split_first()?;
+    if values.is_empty() {
+        return None;
+    }
+    let mut whens = String::new();
+    let mut parts = vec![first.clone()];
+    if name == "FIELD" {
+        let strings = values.iter().all(is_string);
+        if !(strings || values.iter().all(is_number)) {
+            return None;
+        }
+        let members = column(first, tables)
+            .filter(|c| c.mysql_type.base == "ENUM")
+            .map(|c| &c.mysql_type.members);
+        for (k, v) in values.iter().enumerate() {
+            if let (Some(m), Expr::Value(x)) = (members, v)
+                && let Value::SingleQuotedString(s) = &x.value
+                && !m.contains(s)
+            {
+                return None;
+            }
+            // Compared as MySQL compares them: under the column's collation.
+            let mut eq = Expr::BinaryOp {
+                left: Box::new(first.clone()),
+                op: BinaryOperator::Eq,
+                right: Box::new(v.clone()),
+            };
+            case_insensitive(&mut eq, tables);
+            parts.push(eq);
+            whens.push_str(&format!(" WHEN cutover_{} THEN {}", k + 1, k + 1));
+        }
+        *e = fill(&format!("(CASE{whens} ELSE 0 END)"), &parts)?;
+    } else {
+        // MySQL rounds a fractional position, as the cast does.
+        for (k, v) in values.iter().enumerate() {
+            parts.push(v.clone());
+            whens.push_str(&format!(" WHEN {} THEN cutover_{}", k + 1, k + 1));
+        }
+        *e = fill(
+            &format!("(CASE CAST(cutover_0 AS bigint){whens} END)"),
+            &parts,
+        )?;
+    }
+    Some(())
+}
