@@ -736,6 +736,15 @@ mod tests {
                  THEN 1 WHEN rtrim(lower(name)) = rtrim(lower('a')) THEN 2 ELSE 0 END)"
             )
         );
+        assert_eq!(
+            rw("SELECT HEX(name), UNHEX(HEX(name)), HEX(hits) FROM c").as_deref(),
+            Some(
+                "SELECT upper(encode(convert_to(CAST(name AS TEXT), 'UTF8'), 'hex')), \
+                 decode(upper(encode(convert_to(CAST(name AS TEXT), 'UTF8'), 'hex')), 'hex'), \
+                 upper(to_hex(CAST(hits AS BIGINT))) FROM c"
+            )
+        );
+        assert_eq!(rw("SELECT UNHEX(name) FROM c"), None);
         // A value that is none of the ENUM's members: not translated.
         assert_eq!(rw("SELECT FIELD(tier, 'gold') FROM c"), None);
         // An operand whose type the schema does not give: not translated.

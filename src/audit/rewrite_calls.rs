@@ -1,6 +1,7 @@
 //! MySQL functions the target lacks whose translation depends on the arguments' types and
 //! collations, on the AST: `FIELD(x, a, b, …)` (the position of `x` among the values, compared as
-//! MySQL compares them) and `ELT(n, a, b, …)` (the `n`th value).
+//! MySQL compares them), `ELT(n, a, b, …)` (the `n`th value), `HEX(x)` (of a string's bytes or of
+//! an integer) and `UNHEX(s)` of a valid hex string.
 
 use super::rewrite_dml::last_name;
 use super::rewrite_expr::{case_insensitive, column};
@@ -12,7 +13,7 @@ use std::ops::ControlFlow;
 
 /// The findings this pass translates.
 pub fn handles(rule: &str, detail: Option<&str>) -> bool {
-    rule == "FN-MISSING" && matches!(detail, Some("FIELD()" | "ELT()"))
+    rule == "FN-MISSING" && matches!(detail, Some("FIELD()" | "ELT()" | "HEX()" | "UNHEX()"))
 }
 
 /// `template` parsed, with each `cutover_<k>` replaced by `args[k]`.
@@ -63,10 +64,34 @@ pub fn calls(e: &mut Expr, tables: &[&Table]) -> Option<()> {
         return Some(());
     };
     let name = last_name(&f.name).unwrap_or_default().to_ascii_uppercase();
-    if !matches!(name.as_str(), "FIELD" | "ELT") {
+    if !matches!(name.as_str(), "FIELD" | "ELT" | "HEX" | "UNHEX") {
         return Some(());
     }
     let args = args_of(f)?;
+    if name == "HEX" || name == "UNHEX" {
+        let [x] = args.as_slice() else {
+            return None;
+        };
+        let c = column(x, tables);
+        let template = if name == "UNHEX" {
+            // Only a string of whole hex pairs: MySQL answers NULL for the rest, the target fails.
+            if !even_hex(x) {
+                return None;
+            }
+            "decode(cutover_0, 'hex')"
+        } else if is_string(x) || c.is_some_and(|c| c.mysql_type.is_text()) {
+            "upper(encode(convert_to(CAST(cutover_0 AS text), 'UTF8'), 'hex'))"
+        } else if is_number(x) && !x.to_string().contains(['.', 'e', 'E'])
+            || c.is_some_and(|c| c.mysql_type.is_integer())
+        {
+            // 64-bit two's complement for negatives, as MySQL.
+            "upper(to_hex(CAST(cutover_0 AS bigint)))"
+        } else {
+            return None;
+        };
+        *e = fill(template, &args)?;
+        return Some(());
+    }
     let (first, values) = args.split_first()?;
     if values.is_empty() {
         return None;
@@ -111,4 +136,28 @@ pub fn calls(e: &mut Expr, tables: &[&Table]) -> Option<()> {
         )?;
     }
     Some(())
+}
+
+/// True for text that is whole hex pairs: a literal of them, or `upper(encode(…, 'hex'))` (HEX of
+/// a string as translated here; the call's argument is translated before the call).
+fn even_hex(x: &Expr) -> bool {
+    match x {
+        Expr::Value(v) => matches!(&v.value, Value::SingleQuotedString(s)
+            if s.len() % 2 == 0 && s.bytes().all(|b| b.is_ascii_hexdigit())),
+        Expr::Function(f)
+            if last_name(&f.name).is_some_and(|n| n.eq_ignore_ascii_case("upper")) =>
+        {
+            args_of(f).is_some_and(|a| match a.as_slice() {
+                [Expr::Function(g)] => {
+                    last_name(&g.name).is_some_and(|n| n.eq_ignore_ascii_case("encode"))
+                        && args_of(g).is_some_and(|b| {
+                            matches!(b.as_slice(), [_, Expr::Value(v)]
+                                if matches!(&v.value, Value::SingleQuotedString(s) if s == "hex"))
+                        })
+                }
+                _ => false,
+            })
+        }
+        _ => false,
+    }
 }
