@@ -22,6 +22,8 @@ pub struct TranslatedTable {
     pub foreign_keys: Vec<String>,
     /// Identity resets, for the end.
     pub resets: Vec<String>,
+    /// Functions of a translated PARTITION BY expression (`YEAR`): none is left in the output.
+    pub partition_calls: Vec<String>,
 }
 
 /// Whether the target runs PL/pgSQL triggers (KaiwuDB does not).
@@ -148,6 +150,7 @@ pub fn translate(
         notes: Vec::new(),
         foreign_keys: Vec::new(),
         resets: Vec::new(),
+        partition_calls: Vec::new(),
     };
     let if_not_exists = code(&toks[..toks.len().min(8)])
         .iter()
@@ -345,11 +348,22 @@ pub fn translate(
         parts.push(format!("UNIQUE ({})", cols.join(", ")));
     }
     parts.extend(checks);
+    let options_code = code(&options);
+    let partitioning = super::partition::range_partitioning(src, &options_code, table);
     out.now.push(format!(
-        "CREATE TABLE {}{tname} (\n  {}\n)",
+        "CREATE TABLE {}{tname} (\n  {}\n){}",
         if if_not_exists { "IF NOT EXISTS " } else { "" },
-        parts.join(",\n  ")
+        parts.join(",\n  "),
+        partitioning.as_ref().map_or("", |p| p.clause.as_str())
     ));
+    let options: Vec<Token> = match &partitioning {
+        Some(p) => {
+            out.now.extend(p.partitions.iter().cloned());
+            out.partition_calls = p.calls.clone();
+            options_code[..p.starts_at].to_vec()
+        }
+        None => options,
+    };
     if let Some(cm) = comment_of(src, &options) {
         let mut nul = 0;
         out.now.push(format!(

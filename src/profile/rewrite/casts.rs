@@ -173,7 +173,7 @@ fn literal_bytes(text: &str) -> Option<Vec<u8>> {
     };
     let per_byte = if radix == 16 { 2 } else { 8 };
     let width = digits.len().div_ceil(per_byte) * per_byte;
-    let padded = format!("{digits:0>width$}");
+    let padded = "0".repeat(width - digits.len()) + &digits;
     (0..padded.len())
         .step_by(per_byte)
         .map(|k| u8::from_str_radix(&padded[k..k + per_byte], radix).ok())
