@@ -615,6 +615,7 @@ mod tests {
             None
         );
         assert_eq!(audit_rw("SET sql_mode = ''"), None);
+        assert_eq!(audit_rw("SET sql_mode = '"), None);
         assert_eq!(full("SET autocommit=1"), "SET mysql.autocommit = 1");
         assert_eq!(audit_rw("SET autocommit=0"), None);
         assert_eq!(

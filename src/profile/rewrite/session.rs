@@ -203,7 +203,9 @@ impl Writer<'_> {
             "sql_mode"
                 if wanted(self.profile, "CONN-002")
                     && self.toks[value].kind == TokenKind::String
-                    && v.starts_with('\'') =>
+                    && v.len() >= 2
+                    && v.starts_with('\'')
+                    && v.ends_with('\'') =>
             {
                 let modes = &v[1..v.len() - 1];
                 let known = modes
