@@ -489,6 +489,7 @@ mod tests {
             "SELECT d + INTERVAL '3 DAY', d - (? * INTERVAL '1 HOUR') FROM t"
         );
         assert_eq!(rw("SELECT 1 FROM DUAL").0.trim_end(), "SELECT 1");
+        assert_eq!(rw("SELECT 10--2").0, "SELECT 10- -2");
         assert!(rw("SELECT `a` FROM t").1);
     }
 
@@ -696,6 +697,7 @@ mod tests {
     fn spells_out_strings_and_enums_meeting_numbers() {
         let schema = crate::schema::ddl::schema_from_ddl(
             "CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(40), hits INT, seen DATE, \
+             sku VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, \
              tier ENUM('free','pro') NOT NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;",
             "s.sql",
         )
@@ -784,6 +786,14 @@ mod tests {
             )
         );
         assert_eq!(rw("SELECT UNHEX(name) FROM c"), None);
+        assert_eq!(
+            rw("SELECT id FROM c WHERE sku = 'A1 '").as_deref(),
+            Some("SELECT id FROM c WHERE rtrim(sku) = rtrim('A1 ')")
+        );
+        assert_eq!(
+            rw("SELECT seen + 1 AS d FROM c").as_deref(),
+            Some("SELECT CAST(to_char(seen, 'YYYYMMDD') AS BIGINT) + 1 AS d FROM c")
+        );
         // A value that is none of the ENUM's members: not translated.
         assert_eq!(rw("SELECT FIELD(tier, 'gold') FROM c"), None);
         // An operand whose type the schema does not give: not translated.

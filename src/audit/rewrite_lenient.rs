@@ -16,7 +16,8 @@ use std::ops::ControlFlow;
 /// SEM-001L), SUM/AVG of strings (SEM-021 and the FN-ARGS it causes), an ENUM compared with a number
 /// or with a string that is not one of its members (SEM-016), IS TRUE / NOT on a number (SEM-020).
 pub fn handles(rule: &str, detail: Option<&str>) -> bool {
-    if rule == "LEX-024" || companion(rule, detail) {
+    // LEX-024: `s = BINARY 'x'`; SEM-018: a DATE in arithmetic with a number.
+    if matches!(rule, "LEX-024" | "SEM-018") || companion(rule, detail) {
         return true;
     }
     let Some(d) = detail else {
@@ -58,6 +59,8 @@ pub fn handles(rule: &str, detail: Option<&str>) -> bool {
                     .iter()
                     .any(|t| d.ends_with(&format!("' for a {t} value")))
         }
+        // `s = 'x '` on a PAD SPACE column: trailing spaces do not count.
+        "CASE-006" => d.starts_with('\'') && d.ends_with(" '"),
         // `s COLLATE utf8mb4_bin = 'x'`: a byte-wise comparison, which the target's is.
         "LEX-023" => d.ends_with("_bin"),
         // `ISNULL(a) OR b`, `n AND m`: an integer operand of a logical operator.
@@ -309,6 +312,41 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> 
                 }
             }
         }
+        // A DATE in arithmetic with a number is the number YYYYMMDD in MySQL (`d + 1` is
+        // 20240502), a date here.
+        Expr::BinaryOp {
+            left,
+            op: Plus | Minus,
+            right,
+        } if (date_column(left, tables) && number_literal(right))
+            || (date_column(right, tables) && number_literal(left)) =>
+        {
+            for side in [left, right] {
+                if date_column(side, tables) {
+                    let d = take(side);
+                    **side = substitute("CAST(to_char(cutover_x, 'YYYYMMDD') AS bigint)", &d)?;
+                }
+            }
+            *done += 1;
+        }
+        // Trailing spaces against a PAD SPACE column, which ignores them (a case-insensitive one is
+        // folded with rtrim(lower()) by the collation pass).
+        Expr::BinaryOp { left, op, right }
+            if matches!(op, Eq | NotEq)
+                && (padded_against_column(left, right, tables)
+                    || padded_against_column(right, left, tables)) =>
+        {
+            let ci = [&**left, &**right]
+                .iter()
+                .any(|x| column(x, tables).is_some_and(|c| c.case_insensitive()));
+            if !ci {
+                for side in [left, right] {
+                    let x = take(side);
+                    **side = substitute("rtrim(cutover_x)", &x)?;
+                }
+            }
+            *done += 1;
+        }
         Expr::BinaryOp { left, op, right } => {
             let comparison = matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship);
             let arithmetic = matches!(op, Plus | Minus | Multiply | Divide | Modulo);
@@ -430,6 +468,16 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> 
         _ => {}
     }
     Some(())
+}
+
+fn date_column(x: &Expr, tables: &[&Table]) -> bool {
+    column(x, tables).is_some_and(|c| c.mysql_type.base == "DATE")
+}
+
+/// `lit` a string literal ending in a space, `col` a text column that pads (PAD SPACE).
+fn padded_against_column(lit: &Expr, col: &Expr, tables: &[&Table]) -> bool {
+    string_literal(lit).is_some_and(|s| s.ends_with(' '))
+        && column(col, tables).is_some_and(|c| c.mysql_type.is_text() && c.pad_space())
 }
 
 /// `BINARY e` (a cast to a binary string) of a string column or literal: `e`.

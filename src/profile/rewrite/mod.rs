@@ -461,6 +461,16 @@ impl Writer<'_> {
                         out.push_str("NOT ");
                         self.note("LEX-008N");
                     }
+                    // `10--2`: MySQL's minus minus (a comment needs a space after `--`); the target
+                    // reads a comment.
+                    "-" if wanted(self.profile, "LEX-004W")
+                        && self.toks.get(i + 1).is_some_and(|n| {
+                            n.start == self.toks[i].end && self.sql[n.start..n.end].starts_with('-')
+                        }) =>
+                    {
+                        out.push_str("- ");
+                        self.note("LEX-004W");
+                    }
                     "<=>" if wanted(self.profile, "LEX-013") => {
                         out.push_str("IS NOT DISTINCT FROM");
                         self.note("LEX-013");
