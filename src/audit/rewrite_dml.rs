@@ -240,8 +240,21 @@ fn insert(ins: &mut Insert, ctx: &Context, booleans: bool) -> Option<()> {
                 let Some(v) = row.get_mut(j) else { continue };
                 let zero_or_null = matches!(v, Expr::Value(x) if matches!(&x.value, Value::Null)
                     || matches!(&x.value, Value::Number(n, _) if n == "0"));
+                let true_or_false = match v {
+                    Expr::Value(x) => match x.value {
+                        Value::Boolean(b) => Some(b),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 if col.auto_increment && zero_or_null {
                     *v = Expr::Identifier(ident("DEFAULT"));
+                } else if booleans
+                    && col.mysql_type.is_text()
+                    && let Some(b) = true_or_false
+                {
+                    // TRUE is the number 1 in MySQL, stored in a string column as '1'.
+                    *v = Expr::value(Value::SingleQuotedString(if b { "1" } else { "0" }.into()));
                 } else if booleans
                     && boolean
                     && let Some(b) = bool_literal(v)
@@ -715,6 +728,10 @@ mod tests {
         assert_eq!(
             rw("INSERT IGNORE INTO kv (k) VALUES ('a')").as_deref(),
             Some("INSERT INTO kv (k) VALUES ('a') ON CONFLICT DO NOTHING")
+        );
+        assert_eq!(
+            rw("INSERT INTO kv (k, v) VALUES ('flag', TRUE)").as_deref(),
+            Some("INSERT INTO kv (k, v) VALUES ('flag', '1')")
         );
         // IGNORE stores a string too long for its column cut to the column's length.
         assert_eq!(
