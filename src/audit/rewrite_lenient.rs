@@ -245,9 +245,27 @@ fn double(n: String) -> Expr {
 
 /// Translates the lenient conversion at `e`, counting each in `done`. None when `e` is one this
 /// pass should translate but cannot (an ENUM whose members are not known).
-pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> {
+pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -> Option<()> {
     use BinaryOperator::*;
     match e {
+        // `a || b` between values (`pipes`: the caller checked each is one): MySQL's OR, 1, 0 or
+        // NULL, of the values as numbers.
+        Expr::BinaryOp {
+            left,
+            op: StringConcat,
+            right,
+        } if pipes => {
+            let l = truth(left, tables)?;
+            let r = truth(right, tables)?;
+            *e = substitute("CAST(cutover_x OR cutover_y AS integer)", &l)?;
+            let _ = visit_expressions_mut(e, |n| {
+                if matches!(n, Expr::Identifier(i) if i.value == "cutover_y") {
+                    *n = r.clone();
+                }
+                ControlFlow::<()>::Continue(())
+            });
+            *done += 1;
+        }
         Expr::BinaryOp { left, op, right }
             if matches!(op, Gt | Lt | NotEq) && zero_date(left, right, tables) =>
         {
@@ -468,6 +486,25 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], done: &mut usize) -> Option<()> 
         _ => {}
     }
     Some(())
+}
+
+/// A value as MySQL's logical operators read it: true when its number is not zero.
+fn truth(x: &Expr, tables: &[&Table]) -> Option<Expr> {
+    if let Some(s) = string_literal(x) {
+        let zero = leading_number(s).parse::<f64>().ok()? == 0.0;
+        return Some(Expr::value(Value::Boolean(!zero)));
+    }
+    if number_literal(x) || number_column(x, tables) {
+        return substitute("(cutover_x <> 0)", x);
+    }
+    if text_column(x, tables) {
+        let n = substitute(MYSQL_NUMBER, x)?;
+        return substitute("(cutover_x <> 0)", &n);
+    }
+    if column(x, tables).is_some_and(|c| c.mysql_type.is_tinyint1()) {
+        return Some(x.clone());
+    }
+    None
 }
 
 fn date_column(x: &Expr, tables: &[&Table]) -> bool {

@@ -10,6 +10,8 @@
 
 mod casts;
 mod clauses;
+mod pipes;
+pub use pipes::{pipes_as_or, pipes_between_single_values};
 mod dates;
 mod functions;
 mod session;
@@ -142,34 +144,6 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
         applied,
         complete,
     })
-}
-
-/// `sql` with MySQL's `||` written `OR` where it joins conditions. None when there is no `||`, or
-/// one between values (MySQL's OR of numbers, which OR does not keep).
-pub fn pipes_as_or(sql: &str, profile: &Profile) -> Option<String> {
-    let w = Writer {
-        sql,
-        toks: Lexer::new(sql.as_bytes()).collect(),
-        profile,
-        applied: Vec::new(),
-        missed: Vec::new(),
-        declared_names: Vec::new(),
-    };
-    let end = w.toks.len();
-    let mut out = String::new();
-    let mut changed = false;
-    for i in 0..end {
-        if w.toks[i].kind == TokenKind::Punct && w.text(i) == "||" {
-            if !w.pipes_join_conditions(i, end) {
-                return None;
-            }
-            out.push_str("OR");
-            changed = true;
-        } else {
-            out.push_str(w.text(i));
-        }
-    }
-    changed.then_some(out)
 }
 
 struct Writer<'a> {
