@@ -1,7 +1,8 @@
 //! MySQL functions the target lacks whose translation depends on the arguments' types and
 //! collations, on the AST: `FIELD(x, a, b, …)` (the position of `x` among the values, compared as
 //! MySQL compares them), `ELT(n, a, b, …)` (the `n`th value), `HEX(x)` (of a string's bytes or of
-//! an integer) and `UNHEX(s)` of a valid hex string.
+//! an integer), `UNHEX(s)` of a valid hex string, and CONCAT's booleans and date-times written as
+//! MySQL writes them.
 
 use super::rewrite_dml::last_name;
 use super::rewrite_expr::{case_insensitive, column};
@@ -13,7 +14,47 @@ use std::ops::ControlFlow;
 
 /// The findings this pass translates.
 pub fn handles(rule: &str, detail: Option<&str>) -> bool {
-    rule == "FN-MISSING" && matches!(detail, Some("FIELD()" | "ELT()" | "HEX()" | "UNHEX()"))
+    (rule == "FN-MISSING" && matches!(detail, Some("FIELD()" | "ELT()" | "HEX()" | "UNHEX()")))
+        || (rule == "SEM-027"
+            && detail.is_some_and(|d| {
+                ["CONCAT", "CONCAT_WS"].iter().any(|f| {
+                    ["boolean", "timestamp", "timestamptz"]
+                        .iter()
+                        .any(|t| d == format!("{f}() of a {t} column"))
+                })
+            }))
+}
+
+/// The arguments of CONCAT/CONCAT_WS written as MySQL writes them in a string: a TINYINT(1)
+/// (boolean here) as `1`/`0`, a DATETIME/TIMESTAMP with exactly its fractional digits and no zone.
+fn concat_args(f: &mut Function, tables: &[&Table]) -> Option<()> {
+    let FunctionArguments::List(l) = &mut f.args else {
+        return Some(());
+    };
+    for a in &mut l.args {
+        let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = a else {
+            continue;
+        };
+        let Some(c) = column(x, tables) else {
+            continue;
+        };
+        let template = if c.mysql_type.is_tinyint1() {
+            "CAST(cutover_0 AS integer)".to_string()
+        } else if matches!(c.mysql_type.base.as_str(), "DATETIME" | "TIMESTAMP") {
+            let fraction = match c.mysql_type.length.unwrap_or(0) {
+                0 => String::new(),
+                6 => ".US".to_string(),
+                3 => ".MS".to_string(),
+                _ => return None,
+            };
+            format!("to_char(cutover_0, 'YYYY-MM-DD HH24:MI:SS{fraction}')")
+        } else {
+            continue;
+        };
+        let v = x.clone();
+        *x = fill(&template, &[v])?;
+    }
+    Some(())
 }
 
 /// `template` parsed, with each `cutover_<k>` replaced by `args[k]`.
@@ -64,6 +105,9 @@ pub fn calls(e: &mut Expr, tables: &[&Table]) -> Option<()> {
         return Some(());
     };
     let name = last_name(&f.name).unwrap_or_default().to_ascii_uppercase();
+    if matches!(name.as_str(), "CONCAT" | "CONCAT_WS") {
+        return concat_args(f, tables);
+    }
     if !matches!(name.as_str(), "FIELD" | "ELT" | "HEX" | "UNHEX") {
         return Some(());
     }

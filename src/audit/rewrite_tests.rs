@@ -441,7 +441,7 @@ fn quotes_names_declared_in_mixed_case() {
 fn spells_out_strings_and_enums_meeting_numbers() {
     let schema = crate::schema::ddl::schema_from_ddl(
         "CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(40), hits INT, seen DATE, \
-         sku VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, \
+         sku VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, at6 DATETIME(6), ok TINYINT(1), \
          tier ENUM('free','pro') NOT NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;",
         "s.sql",
     )
@@ -544,6 +544,12 @@ fn spells_out_strings_and_enums_meeting_numbers() {
             "SELECT id, CAST(({} <> 0) OR (hits <> 0) AS INTEGER) AS x, CAST(false OR (id <> 0) AS INTEGER) AS y FROM c",
             number("name")
         ))
+    );
+    assert_eq!(
+        rw("SELECT CONCAT('at ', at6, ' ', ok) FROM c").as_deref(),
+        Some(
+            "SELECT (CAST('at ' AS text) || CAST(to_char(at6, 'YYYY-MM-DD HH24:MI:SS.US') AS text) || CAST(' ' AS text) || CAST(CAST(ok AS INTEGER) AS text)) FROM c"
+        )
     );
     // A value that is none of the ENUM's members: not translated.
     assert_eq!(rw("SELECT FIELD(tier, 'gold') FROM c"), None);
