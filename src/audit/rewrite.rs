@@ -4,7 +4,6 @@
 use super::emit::literal::{LiteralNotes, code_tokens, ident_name, target_ident, word};
 use super::emit::table;
 use super::{Context, Finding};
-#[cfg(test)]
 use super::{StatementOrigin, detect, judge};
 use crate::profile::Severity;
 #[cfg(test)]
@@ -17,21 +16,75 @@ use std::collections::HashSet;
 /// what the token rewriter cannot do (a `CREATE TABLE` through the `--emit-sql` table translator),
 /// else the profile's token rewriter, kept only when complete.
 pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String> {
+    // `a = 1 || b = 2` is MySQL's OR, which the tree misreads as a concatenation (it binds tighter
+    // than `=` there): the statement with OR written, audited afresh.
+    if findings
+        .iter()
+        .any(|f| matches!(f.rule.as_str(), "LEX-007" | "LEX-007E"))
+        && let Some(or_sql) = crate::profile::rewrite::pipes_as_or(sql, ctx.profile)
+    {
+        let again = findings_of(&or_sql, ctx);
+        return statement_rewrite(&or_sql, ctx, &again)
+            .or_else(|| (!again.iter().any(|f| f.severity == Severity::Error)).then_some(or_sql));
+    }
     if let Some(s) = create_table(sql, ctx, findings) {
         return Some(s);
     }
     let errors = || findings.iter().filter(|f| f.severity == Severity::Error);
-    let dml = |f: &Finding| super::rewrite_dml::handles(&f.rule, f.detail.as_deref());
+    // `a || b` between single values: the tree pass writes MySQL's OR of them.
+    let value_pipes = findings.iter().any(|f| f.rule == "LEX-007")
+        && crate::profile::rewrite::pipes_between_single_values(sql);
+    let dml = |f: &Finding| {
+        super::rewrite_dml::handles(&f.rule, f.detail.as_deref())
+            || (f.rule == "LEX-007" && value_pipes)
+    };
     let has = |r: &str| findings.iter().any(|f| f.rule == r);
+    // SUM/AVG of a boolean (an integer in MySQL).
+    let bool_args = |f: &Finding| {
+        f.rule == "FN-ARGS"
+            && f.detail.as_deref().is_some_and(|d| {
+                let d = d.to_ascii_lowercase();
+                d.starts_with("sum(boolean") || d.starts_with("avg(boolean")
+            })
+    };
     let sem = super::rewrite_dml::Semantics {
         decimal_division: has("SEM-002"),
         case_insensitive: has("CASE-002") || has("CASE-003"),
-        booleans: has("SEM-015") || findings.iter().any(|f| f.rule == "FN-ARGS" && dml(f)),
+        booleans: has("SEM-015") || findings.iter().any(bool_args),
         null_divisors: has("SEM-003"),
         like_on_text: has("SEM-019"),
         null_order: has("SEM-005"),
         avg_scale: has("SEM-025"),
-        coalesce_text: findings.iter().any(|f| f.rule == "SEM-001L" && dml(f)),
+        coalesce_text: findings.iter().any(|f| {
+            f.rule == "SEM-001L"
+                && f.detail
+                    .as_deref()
+                    .is_some_and(|d| d.ends_with(" in COALESCE()"))
+        }),
+        calls: findings
+            .iter()
+            .any(|f| super::rewrite_calls::handles(&f.rule, f.detail.as_deref())),
+        // One translation per occurrence: its companions (SUM/AVG of a string's FN-ARGS, BINARY's
+        // cast) not counted; a BINARY cast without a BINARY comparison left over fails the pass.
+        lenient: {
+            let counted = |f: &&Finding| {
+                let d = f.detail.as_deref();
+                super::rewrite_lenient::handles(&f.rule, d)
+                    && !super::rewrite_lenient::companion(&f.rule, d)
+            };
+            let casts = findings
+                .iter()
+                .filter(|f| f.rule == "DML-017" && f.detail.as_deref() == Some("AS BINARY"))
+                .count();
+            let comparisons = findings.iter().filter(|f| f.rule == "LEX-024").count();
+            let pipes = if value_pipes {
+                findings.iter().filter(|f| f.rule == "LEX-007").count()
+            } else {
+                0
+            };
+            findings.iter().filter(counted).count() + casts.saturating_sub(comparisons) + pipes
+        },
+        value_pipes,
     };
     if errors().any(|f| super::rewrite_ddl::RULES.contains(&f.rule.as_str()))
         && let Some(s) = super::rewrite_ddl::rewrite(sql, ctx)
@@ -47,7 +100,13 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
             let rest: Vec<Finding> = findings.iter().filter(|f| !dml(f)).cloned().collect();
             return then_tokens(v, ctx, &rest, super::rewrite_ddl::RULES);
         }
-        return then_tokens(s, ctx, findings, super::rewrite_ddl::RULES);
+        // A view's DEFINER=user@host is dropped with the options: its LEX-019 goes with it.
+        let rest: Vec<Finding> = findings
+            .iter()
+            .filter(|f| f.rule != "LEX-019" || f.detail.as_deref().is_none_or(|d| s.contains(d)))
+            .cloned()
+            .collect();
+        return then_tokens(s, ctx, &rest, super::rewrite_ddl::RULES);
     }
     // Structural DML on the AST, then the tokens. Not when a string has backslash escapes: the tree
     // prints them unescaped, which the token rewriter would read as escapes again.
@@ -65,9 +124,7 @@ pub fn statement_rewrite(sql: &str, ctx: &Context, findings: &[Finding]) -> Opti
                     .any(|h| matches!(h.rule.as_str(), "SEM-015" | "FN-ARGS")));
         let rest: Vec<Finding> = findings
             .iter()
-            .filter(|f| {
-                !dml(f) || (matches!(f.rule.as_str(), "SEM-015" | "FN-ARGS") && booleans_left)
-            })
+            .filter(|f| !dml(f) || ((f.rule == "SEM-015" || bool_args(f)) && booleans_left))
             .cloned()
             .collect();
         // Incomplete: the token rewriter alone may still do it.
@@ -116,10 +173,12 @@ fn create_table(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String
     if w(0) != "CREATE" || w(at) != "TABLE" {
         return None;
     }
-    if findings
-        .iter()
-        .any(|f| f.severity == Severity::Error && f.rule.starts_with("FN-"))
-    {
+    let fn_errors = || {
+        findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error && f.rule.starts_with("FN-"))
+    };
+    if fn_errors().any(|f| f.rule != "FN-MISSING") {
         return None;
     }
     let create = if temporary {
@@ -145,6 +204,21 @@ fn create_table(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String
     let (t, _) = table_from_statement(sql)?;
     let mut notes = LiteralNotes::default();
     let tr = table::translate(sql, &t, ctx.profile, &mut HashSet::new(), &mut notes)?;
+    // A missing function is answered only by a translated PARTITION BY expression, the one place
+    // the statement calls it.
+    let answered = |f: &Finding| {
+        tr.partition_calls.iter().any(|c| {
+            f.detail.as_deref() == Some(&format!("{c}()"))
+                && code
+                    .iter()
+                    .filter(|t| word(t, src).eq_ignore_ascii_case(c))
+                    .count()
+                    == 1
+        })
+    };
+    if !fn_errors().all(answered) {
+        return None;
+    }
     if notes.zero_dates > 0
         || notes.nul_bytes > 0
         || tr
@@ -169,8 +243,7 @@ fn create_table(sql: &str, ctx: &Context, findings: &[Finding]) -> Option<String
     super::rewrite_ddl::one_statement(stmts)
 }
 
-/// The findings of `sql` on its own (tests).
-#[cfg(test)]
+/// The findings of `sql` on its own.
 fn findings_of(sql: &str, ctx: &Context) -> Vec<crate::audit::Finding> {
     let (hits, _) = detect(sql, ctx);
     let origin = StatementOrigin {
@@ -188,250 +261,5 @@ pub fn rewrite(sql: &str, ctx: &Context) -> Option<Rewrite> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{findings_of, rewrite, statement_rewrite};
-    use crate::audit::with_postgres;
-
-    /// The audit's rewrite of `sql` (None: none, or not complete).
-    fn audit_rw(sql: &str) -> Option<String> {
-        with_postgres(|ctx| statement_rewrite(sql, ctx, &findings_of(sql, ctx)))
-    }
-
-    #[test]
-    fn a_view_with_options_gets_the_expression_pass() {
-        let schema = crate::schema::ddl::schema_from_ddl(
-            "CREATE TABLE c (id INT PRIMARY KEY, is_active TINYINT(1) NOT NULL)",
-            "s.sql",
-        )
-        .schema;
-        let profile = crate::profile::load_profile("postgres", None).expect("profile");
-        let opts = crate::audit::AuditOptions::default();
-        let ctx = crate::audit::Context {
-            profile: &profile,
-            schema: Some(&schema),
-            options: &opts,
-        };
-        let sql = "CREATE ALGORITHM=MERGE VIEW v AS SELECT id FROM c WHERE is_active = 1";
-        assert_eq!(
-            statement_rewrite(sql, &ctx, &findings_of(sql, &ctx)).as_deref(),
-            Some("CREATE VIEW v AS SELECT id FROM c WHERE is_active = true")
-        );
-    }
-
-    #[test]
-    fn pipes_become_or_between_conditions_only() {
-        let or = with_postgres(|ctx| {
-            rewrite(
-                "SELECT id FROM customers WHERE country = 'DE' || country = 'FR'",
-                ctx,
-            )
-        })
-        .expect("a rewrite");
-        assert_eq!(
-            or.sql,
-            "SELECT id FROM customers WHERE country = 'DE' OR country = 'FR'"
-        );
-        // Between values MySQL's OR casts the strings to numbers: no rewrite keeps that, and a
-        // rewrite to OR would be rejected (a text is no boolean there).
-        for sql in [
-            "SELECT id, country || code AS cc FROM customers",
-            "SELECT id, 'order-' || id AS label FROM orders",
-        ] {
-            let r = with_postgres(|ctx| rewrite(sql, ctx));
-            assert!(
-                r.as_ref().is_none_or(|r| !r.sql.contains(" OR ")),
-                "{sql}: {r:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn set_names_with_a_collation_sets_the_encoding() {
-        assert_eq!(
-            audit_rw("SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci").as_deref(),
-            Some("SET client_encoding = 'UTF8'")
-        );
-        assert_eq!(audit_rw("SET NAMES utf8mb4 COLLATE latin1_bin"), None);
-    }
-
-    #[test]
-    fn divisors_become_null_if_zero_in_queries_only() {
-        assert_eq!(
-            audit_rw("SELECT MOD(5, 0) AS r").as_deref(),
-            Some("SELECT MOD(5, NULLIF(0, 0)) AS r")
-        );
-        // A write fails in MySQL's strict mode too: no NULLIF there.
-        assert!(audit_rw("UPDATE t SET a = b / 0").is_none_or(|s| !s.contains("NULLIF")));
-    }
-
-    #[test]
-    fn translates_create_table() {
-        let out = audit_rw(
-            "CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT, code VARCHAR(20) NOT NULL, PRIMARY KEY (id), KEY idx_code (code)) ENGINE=InnoDB",
-        )
-        .unwrap_or_default();
-        assert!(
-            out.starts_with("DO $cutover_rw$ BEGIN\nCREATE TABLE t ("),
-            "{out}"
-        );
-        assert!(out.contains("GENERATED BY DEFAULT AS IDENTITY"), "{out}");
-        assert!(out.contains("CREATE INDEX idx_code ON t (code)"), "{out}");
-        assert_eq!(
-            audit_rw("CREATE TABLE t2 LIKE customers").as_deref(),
-            Some("CREATE TABLE t2 (LIKE customers INCLUDING ALL)")
-        );
-        let tmp = audit_rw("CREATE TEMPORARY TABLE tt (id INT UNSIGNED NOT NULL PRIMARY KEY)")
-            .unwrap_or_default();
-        assert!(tmp.starts_with("CREATE TEMPORARY TABLE tt ("), "{tmp}");
-        // A zero-date default cannot be kept: no rewrite.
-        assert_eq!(
-            audit_rw("CREATE TABLE z (id INT PRIMARY KEY, d DATE NOT NULL DEFAULT '0000-00-00')"),
-            None
-        );
-    }
-
-    fn rw(sql: &str) -> (String, bool) {
-        with_postgres(|ctx| {
-            rewrite(sql, ctx)
-                .map(|r| (r.sql, r.complete))
-                .unwrap_or((sql.to_string(), true))
-        })
-    }
-
-    #[test]
-    fn translates_the_mechanical_cases() {
-        assert_eq!(
-            rw("SELECT `id` FROM `t` WHERE name = \"x\" LIMIT 10, 5").0,
-            "SELECT \"id\" FROM \"t\" WHERE name = 'x' LIMIT 5 OFFSET 10"
-        );
-        assert_eq!(rw("SELECT 'it\\'s' FROM t").0, "SELECT 'it''s' FROM t");
-        assert_eq!(
-            rw("SELECT IFNULL(a, IFNULL(b, 0)) FROM t").0,
-            "SELECT COALESCE(a, COALESCE(b, 0)) FROM t"
-        );
-        assert_eq!(
-            rw("SELECT * FROM t FORCE INDEX (k) WHERE a = 1 && b <=> 2 LOCK IN SHARE MODE").0,
-            "SELECT * FROM t  WHERE a = 1 AND b IS NOT DISTINCT FROM 2 FOR SHARE"
-        );
-        assert_eq!(
-            rw("SELECT d + INTERVAL 3 DAY, d - INTERVAL ? HOUR FROM t").0,
-            "SELECT d + INTERVAL '3 DAY', d - (? * INTERVAL '1 HOUR') FROM t"
-        );
-        assert_eq!(rw("SELECT 1 FROM DUAL").0.trim_end(), "SELECT 1");
-        assert!(rw("SELECT `a` FROM t").1);
-    }
-
-    #[test]
-    fn translates_casts_modifiers_and_session_statements() {
-        let full = |sql: &str| audit_rw(sql).unwrap_or_default();
-        assert_eq!(
-            full(
-                "SELECT CAST(a AS SIGNED), CAST(b AS UNSIGNED INTEGER), CAST(c AS CHAR), CAST(d AS CHAR(3)) FROM t"
-            ),
-            "SELECT CAST(a AS BIGINT), CAST(b AS NUMERIC(20)), CAST(c AS TEXT), CAST(d AS VARCHAR(3)) FROM t"
-        );
-        assert_eq!(
-            full("SELECT CAST(x AS DATETIME), CAST(y AS DOUBLE), CAST(z AS BINARY) FROM t"),
-            "SELECT CAST(x AS TIMESTAMP), CAST(y AS DOUBLE PRECISION), CAST(z AS BYTEA) FROM t"
-        );
-        assert_eq!(
-            full(
-                "SELECT CONVERT(p, CHAR), CONVERT(t USING utf8mb4), CONVERT(q, DECIMAL(5,2)) FROM t"
-            ),
-            "SELECT CAST(p AS TEXT), (t), CAST(q AS DECIMAL(5,2)) FROM t"
-        );
-        // A charset other than UTF-8: not translated.
-        assert_eq!(audit_rw("SELECT CONVERT(t USING latin1) FROM t"), None);
-        assert_eq!(
-            full("SELECT SQL_NO_CACHE SQL_CALC_FOUND_ROWS id FROM a STRAIGHT_JOIN b ON a.x = b.x"),
-            "SELECT id FROM a JOIN b ON a.x = b.x"
-        );
-        assert_eq!(
-            full(
-                "SELECT DATE_FORMAT(d, '%Y-%m-%d %H:%i'), DATE_FORMAT(d, '%d %M %Y, %W at %T') FROM t"
-            ),
-            "SELECT to_char(d, 'YYYY-MM-DD HH24:MI'), to_char(d, 'DD FMMonth YYYY, FMDay\" at \"HH24:MI:SS') FROM t"
-        );
-        assert_eq!(
-            full(
-                "SELECT STR_TO_DATE('03/05/2024 14:30', '%d/%m/%Y %H:%i'), STR_TO_DATE(s, '%Y%m%d') FROM t"
-            ),
-            "SELECT CAST(to_timestamp('03/05/2024 14:30', 'DD/MM/YYYY HH24:MI') AS timestamp), to_date(s, 'YYYYMMDD') FROM t"
-        );
-        // A week number has no to_char equivalent of MySQL's: no rewrite.
-        assert_eq!(audit_rw("SELECT DATE_FORMAT(d, '%U') FROM t"), None);
-        assert_eq!(
-            full(
-                "SELECT SUBSTRING_INDEX(e, '@', -1), TIMESTAMPDIFF(HOUR, a, b), ADDDATE(d, 7), SUBDATE(d, INTERVAL 1 DAY) FROM t"
-            ),
-            "SELECT split_part(e, '@', -1), CAST(trunc(EXTRACT(EPOCH FROM (CAST(b AS timestamp) - CAST(a AS timestamp))) / 3600) AS bigint), (d + (7) * INTERVAL '1 day'), (d - INTERVAL '1 DAY') FROM t"
-        );
-        assert_eq!(audit_rw("SELECT SUBSTRING_INDEX(e, '.', 2) FROM t"), None);
-        assert_eq!(
-            full("SELECT 1 FROM t WHERE a = 'TEA' '-001' AND b = _utf8mb4'x'"),
-            "SELECT 1 FROM t WHERE a = 'TEA'\n'-001' AND b = 'x'"
-        );
-        assert_eq!(audit_rw("SELECT _latin1'x'"), None);
-        assert_eq!(
-            full("SET time_zone = '+02:00'"),
-            "SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE"
-        );
-        assert_eq!(
-            full("SET time_zone = 'Europe/Paris'"),
-            "SET TIME ZONE 'Europe/Paris'"
-        );
-        assert_eq!(full("SET NAMES utf8mb4"), "SET client_encoding = 'UTF8'");
-        assert_eq!(
-            full("SET CHARACTER SET utf8"),
-            "SET client_encoding = 'UTF8'"
-        );
-        assert_eq!(audit_rw("SET NAMES latin1"), None);
-        assert_eq!(
-            full("START TRANSACTION WITH CONSISTENT SNAPSHOT"),
-            "START TRANSACTION ISOLATION LEVEL REPEATABLE READ"
-        );
-    }
-
-    #[test]
-    fn translates_session_isolation() {
-        for sql in [
-            "SET SESSION tx_isolation='REPEATABLE-READ'",
-            "SET transaction_isolation = 'REPEATABLE-READ';",
-            "SET @@session.tx_isolation='REPEATABLE-READ'",
-        ] {
-            let (out, complete) = rw(sql);
-            assert!(
-                out.starts_with(
-                    "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ"
-                ),
-                "{sql} → {out}"
-            );
-            assert!(complete, "{sql}");
-        }
-        // Several assignments, or the server's default: not translated (no rewrite, or one that
-        // leaves an error standing).
-        let translated =
-            |sql: &str| with_postgres(|ctx| rewrite(sql, ctx).is_some_and(|r| r.complete));
-        assert!(!translated(
-            "SET tx_isolation='READ-COMMITTED', sql_mode=''"
-        ));
-        assert!(!translated("SET GLOBAL tx_isolation='READ-COMMITTED'"));
-        // No session switch for foreign keys: no rewrite, the finding says what to do instead.
-        assert!(!translated("SET FOREIGN_KEY_CHECKS=0"));
-    }
-
-    #[test]
-    fn says_when_it_is_not_enough() {
-        // ON DUPLICATE KEY UPDATE needs the key: not mechanical.
-        let (_, complete) = rw("INSERT INTO `t` (a) VALUES (1) ON DUPLICATE KEY UPDATE a = 2");
-        assert!(!complete);
-    }
-
-    #[test]
-    fn leaves_strings_and_comments_alone() {
-        assert_eq!(
-            rw("SELECT 'a && b', 'LIMIT 1, 2' FROM t /* `x` */").0,
-            "SELECT 'a && b', 'LIMIT 1, 2' FROM t /* `x` */"
-        );
-    }
-}
+#[path = "rewrite_tests.rs"]
+mod tests;

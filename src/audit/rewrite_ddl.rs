@@ -18,7 +18,7 @@ use std::collections::HashSet;
 
 /// The rules a statement translated here may carry (anything else leaves it to the token rewriter).
 pub const RULES: &[&str] = &[
-    "DDL-012", "DDL-013", "DDL-014", "DDL-005", "DDL-016", "DDL-021", "TYP-FAIL",
+    "DDL-012", "DDL-013", "DDL-014", "DDL-005", "DDL-016", "DDL-021", "TYP-FAIL", "DDL-020",
 ];
 
 /// Several target statements as one (replay and `--live` send one statement at a time): a `DO`
@@ -336,6 +336,8 @@ fn alter_table(k: &Toks, ctx: &Context) -> Option<String> {
     let mut actions: Vec<String> = Vec::new();
     let mut before: Vec<String> = Vec::new();
     let mut after: Vec<String> = Vec::new();
+    // ENGINE=InnoDB, which rebuilds the table in place.
+    let mut innodb = false;
     for (a, b) in k.split(3, k.t.len()) {
         let w0 = k.w(a);
         let w1 = k.w(a + 1);
@@ -376,7 +378,25 @@ fn alter_table(k: &Toks, ctx: &Context) -> Option<String> {
                 let cols = k.index_columns(a + 3, b)?;
                 actions.push(format!("ADD PRIMARY KEY ({})", cols.join(", ")));
             }
-            ("ADD", "FULLTEXT" | "SPATIAL" | "CONSTRAINT" | "FOREIGN" | "CHECK") => return None,
+            ("ADD", "FULLTEXT") => {
+                let mut i = a + 2;
+                if matches!(k.w(i).as_str(), "KEY" | "INDEX") {
+                    i += 1;
+                }
+                let (name, open) = if k.text(i) == "(" {
+                    (None, i)
+                } else {
+                    (Some(target_ident(&k.name(i)?)), i + 1)
+                };
+                let cols = k.index_columns(open, b)?;
+                if cols.iter().any(|c| c.starts_with('(') || c.contains(' ')) {
+                    return None;
+                }
+                let name =
+                    name.unwrap_or_else(|| target_ident(&format!("{tname}_{}", cols.join("_"))));
+                after.push(table::search_index(&name, &t, &cols)?);
+            }
+            ("ADD", "SPATIAL" | "CONSTRAINT" | "FOREIGN" | "CHECK") => return None,
             ("ADD", _) => {
                 let start = if w1 == "COLUMN" { a + 2 } else { a + 1 };
                 let mut end = b;
@@ -439,8 +459,10 @@ fn alter_table(k: &Toks, ctx: &Context) -> Option<String> {
                     target_ident(&format!("{tname}_pkey"))
                 ));
             }
-            ("ENGINE", _) if b == a + 3 && k.text(a + 1) == "=" => {}
-            ("ENGINE", _) if b == a + 2 => {}
+            ("ENGINE", _) if b == a + 3 && k.text(a + 1) == "=" => {
+                innodb = k.w(a + 2) == "INNODB";
+            }
+            ("ENGINE", _) if b == a + 2 => innodb = k.w(a + 1) == "INNODB",
             ("COMMENT", _) => {
                 let s = if k.text(a + 1) == "=" { a + 2 } else { a + 1 };
                 if b != s + 1 || k.t[s].kind != TokenKind::String {
@@ -477,6 +499,11 @@ fn alter_table(k: &Toks, ctx: &Context) -> Option<String> {
         stmts.push(format!("ALTER TABLE {t} {}", actions.join(", ")));
     }
     stmts.extend(after);
+    if stmts.is_empty() && innodb {
+        // Alone, MySQL rebuilds the table in the engine it has: the target's own rebuild into its
+        // (only) table access method.
+        return Some(format!("ALTER TABLE {t} SET ACCESS METHOD heap"));
+    }
     if stmts.is_empty() {
         return None;
     }
@@ -523,10 +550,20 @@ mod tests {
             rw("ALTER TABLE products COMMENT='catalogue'").as_deref(),
             Some("COMMENT ON TABLE products IS 'catalogue'")
         );
-        assert_eq!(rw("ALTER TABLE kv ENGINE=InnoDB"), None);
         assert_eq!(
-            rw("ALTER TABLE products ADD FULLTEXT INDEX ft (title)"),
-            None
+            rw("ALTER TABLE kv ENGINE=InnoDB").as_deref(),
+            Some("ALTER TABLE kv SET ACCESS METHOD heap")
+        );
+        assert_eq!(rw("ALTER TABLE kv ENGINE=MyISAM"), None);
+        assert_eq!(
+            rw("ALTER TABLE products ADD FULLTEXT INDEX ft (title)").as_deref(),
+            Some("CREATE INDEX ft ON products USING gin (to_tsvector('simple', title))")
+        );
+        assert_eq!(
+            rw("ALTER TABLE products ADD FULLTEXT (title, sku)").as_deref(),
+            Some(
+                "CREATE INDEX products_title_sku ON products USING gin (to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(sku, '')))"
+            )
         );
     }
 

@@ -7,6 +7,7 @@
 
 mod insert;
 pub mod literal;
+mod partition;
 pub(crate) mod table;
 mod trigger;
 

@@ -22,6 +22,8 @@ pub struct TranslatedTable {
     pub foreign_keys: Vec<String>,
     /// Identity resets, for the end.
     pub resets: Vec<String>,
+    /// Functions of a translated PARTITION BY expression (`YEAR`): none is left in the output.
+    pub partition_calls: Vec<String>,
 }
 
 /// Whether the target runs PL/pgSQL triggers (KaiwuDB does not).
@@ -113,6 +115,24 @@ fn comment_of(src: &[u8], toks: &[Token]) -> Option<Vec<u8>> {
         .map(|t| unquote(t.text(src)))
 }
 
+/// MySQL's FULLTEXT index on `cols` as the target's text-search index: GIN over the columns'
+/// words (the `simple` configuration: no stemming, no stop words), what a query written with
+/// `to_tsvector('simple', …) @@ …` uses. None without columns.
+pub fn search_index(name: &str, table: &str, cols: &[String]) -> Option<String> {
+    let doc = match cols {
+        [] => return None,
+        [one] => one.clone(),
+        many => many
+            .iter()
+            .map(|c| format!("coalesce({c}, '')"))
+            .collect::<Vec<_>>()
+            .join(" || ' ' || "),
+    };
+    Some(format!(
+        "CREATE INDEX {name} ON {table} USING gin (to_tsvector('simple', {doc}))"
+    ))
+}
+
 /// Translates one `CREATE TABLE` whose schema is `table` (from [`crate::schema::ddl`]).
 pub fn translate(
     sql: &str,
@@ -130,6 +150,7 @@ pub fn translate(
         notes: Vec::new(),
         foreign_keys: Vec::new(),
         resets: Vec::new(),
+        partition_calls: Vec::new(),
     };
     let if_not_exists = code(&toks[..toks.len().min(8)])
         .iter()
@@ -171,10 +192,52 @@ pub fn translate(
                 ));
             }
             "FULLTEXT" | "SPATIAL" => {
-                let text = String::from_utf8_lossy(&src[first.start..c[c.len() - 1].end]);
-                out.notes.push(format!(
-                    "{w} index not translated (DDL-020: the target has no {w} index; build a GIN/GiST index on to_tsvector or a geometry type by hand): {text}"
-                ));
+                let cols = paren_columns(src, item);
+                let named = c
+                    .iter()
+                    .skip(1)
+                    .find(|t| !matches!(word(t, src).as_str(), "KEY" | "INDEX"))
+                    .filter(|t| t.text(src) != b"(")
+                    .map(|t| ident_name(t, src))
+                    .unwrap_or_else(|| format!("{}_{}", table.name, cols.join("_")));
+                let mut name = target_ident(&named);
+                if !index_names.insert(name.clone()) {
+                    name = target_ident(&format!("{}_{named}", table.name));
+                    index_names.insert(name.clone());
+                }
+                // A SPATIAL index needs a type the target indexes with GiST.
+                let gist_type = |i: usize| {
+                    c.iter()
+                        .filter(|t| matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent))
+                        .nth(i)
+                        .and_then(|t| table.column(&ident_name(t, src)))
+                        .is_some_and(|col| {
+                            matches!(
+                                column_type(profile, col).as_str(),
+                                "point" | "polygon" | "box" | "circle"
+                            )
+                        })
+                };
+                let index = if w == "FULLTEXT" {
+                    search_index(&name, &tname, &cols)
+                } else {
+                    // SPATIAL [KEY|INDEX] [name] (col): the column is the last word.
+                    let words = c
+                        .iter()
+                        .filter(|t| matches!(t.kind, TokenKind::Word | TokenKind::QuotedIdent))
+                        .count();
+                    (cols.len() == 1 && words > 0 && gist_type(words - 1))
+                        .then(|| format!("CREATE INDEX {name} ON {tname} USING gist ({})", cols[0]))
+                };
+                match index {
+                    Some(ix) => after.push(ix),
+                    None => {
+                        let text = String::from_utf8_lossy(&src[first.start..c[c.len() - 1].end]);
+                        out.notes.push(format!(
+                            "{w} index not translated (DDL-020: the target has no {w} index; build a GIN/GiST index on to_tsvector or a geometry type by hand): {text}"
+                        ));
+                    }
+                }
             }
             "FOREIGN" | "CONSTRAINT" => {
                 let fk_at = c.iter().position(|t| word(t, src) == "FOREIGN");
@@ -211,10 +274,12 @@ pub fn translate(
                 let slot = Slot::of_target_type(&ty);
                 let mut s = format!("{cname} {ty}");
                 if let Some(expr) = generated_expr(src, item) {
-                    s.push_str(&format!(
-                        " GENERATED ALWAYS AS ({}) STORED",
-                        translate_tokens(src, &expr, notes).trim()
-                    ));
+                    let written = translate_tokens(src, &expr, notes);
+                    // The profile's function templates too: the target requires an immutable
+                    // expression, and MySQL's CONCAT (concat() here is only stable) has one.
+                    let written = crate::profile::rewrite::rewrite_with(&written, profile, &[])
+                        .map_or(written, |r| r.sql);
+                    s.push_str(&format!(" GENERATED ALWAYS AS ({}) STORED", written.trim()));
                 } else if col.auto_increment {
                     s.push_str(" GENERATED BY DEFAULT AS IDENTITY");
                     let auto_start = table_option_number(src, &options, "AUTO_INCREMENT");
@@ -283,11 +348,22 @@ pub fn translate(
         parts.push(format!("UNIQUE ({})", cols.join(", ")));
     }
     parts.extend(checks);
+    let options_code = code(&options);
+    let partitioning = super::partition::range_partitioning(src, &options_code, table);
     out.now.push(format!(
-        "CREATE TABLE {}{tname} (\n  {}\n)",
+        "CREATE TABLE {}{tname} (\n  {}\n){}",
         if if_not_exists { "IF NOT EXISTS " } else { "" },
-        parts.join(",\n  ")
+        parts.join(",\n  "),
+        partitioning.as_ref().map_or("", |p| p.clause.as_str())
     ));
+    let options: Vec<Token> = match &partitioning {
+        Some(p) => {
+            out.now.extend(p.partitions.iter().cloned());
+            out.partition_calls = p.calls.clone();
+            options_code[..p.starts_at].to_vec()
+        }
+        None => options,
+    };
     if let Some(cm) = comment_of(src, &options) {
         let mut nul = 0;
         out.now.push(format!(

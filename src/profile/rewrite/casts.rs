@@ -1,5 +1,5 @@
 //! `CAST(x AS T)` and `CONVERT(x, T)` / `CONVERT(x USING cs)`: MySQL's cast types written as the
-//! target's.
+//! target's; MySQL's hexadecimal and bit literals as the number, text or bytes they stand for.
 
 use super::Writer;
 use crate::sql::lexer::TokenKind;
@@ -153,5 +153,74 @@ impl Writer<'_> {
         };
         self.note("DML-017V");
         Some((out, close + 1))
+    }
+}
+
+/// The bytes a `0x41`, `X'41'`, `0b101` or `b'101'` literal spells (an odd hex digit or short bit
+/// run padded on the left, as MySQL does). None for anything else.
+fn literal_bytes(text: &str) -> Option<Vec<u8>> {
+    let lower = text.to_ascii_lowercase();
+    let (digits, radix) = if let Some(h) = lower.strip_prefix("0x") {
+        (h.to_string(), 16)
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        (b.to_string(), 2)
+    } else if let Some(h) = lower.strip_prefix("x'") {
+        (h.strip_suffix('\'')?.to_string(), 16)
+    } else if let Some(b) = lower.strip_prefix("b'") {
+        (b.strip_suffix('\'')?.to_string(), 2)
+    } else {
+        return None;
+    };
+    let per_byte = if radix == 16 { 2 } else { 8 };
+    let width = digits.len().div_ceil(per_byte) * per_byte;
+    let padded = "0".repeat(width - digits.len()) + &digits;
+    (0..padded.len())
+        .step_by(per_byte)
+        .map(|k| u8::from_str_radix(&padded[k..k + per_byte], radix).ok())
+        .collect()
+}
+
+impl Writer<'_> {
+    /// MySQL's hexadecimal and bit literals, by what the neighbouring operator makes of them: a
+    /// number in arithmetic or bit operations (`0x41 + 0` is 65), a string compared with a value
+    /// (`sku = 0x5445` compares the text 'TE', byte for byte as the target compares text), else a
+    /// binary string (`'\x41'::bytea`). None when the value does not fit (a number over 64 bits, a
+    /// compared string that is not printable UTF-8).
+    pub(super) fn binary_literal(&self, i: usize, end: usize) -> Option<String> {
+        let bytes = literal_bytes(self.text(i))?;
+        let arithmetic = |k: Option<usize>| {
+            k.is_some_and(|k| {
+                matches!(
+                    self.text(k),
+                    "+" | "-" | "*" | "/" | "%" | "|" | "&" | "^" | "<<" | ">>" | "~"
+                ) || self.word_is(k, "DIV")
+                    || self.word_is(k, "MOD")
+            })
+        };
+        let comparison = |k: Option<usize>| {
+            k.is_some_and(|k| {
+                matches!(
+                    self.text(k),
+                    "=" | "<>" | "!=" | "<" | ">" | "<=" | ">=" | "<=>"
+                ) || self.word_is(k, "LIKE")
+            })
+        };
+        let (prev, next) = (self.prev_sig(i), self.next_sig(i + 1, end));
+        if arithmetic(prev) || arithmetic(next) {
+            if bytes.len() > 8 {
+                return None;
+            }
+            let n = bytes.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
+            return Some(n.to_string());
+        }
+        if comparison(prev) || comparison(next) {
+            let s = String::from_utf8(bytes).ok()?;
+            if s.chars().any(char::is_control) {
+                return None;
+            }
+            return Some(format!("'{}'", s.replace('\'', "''")));
+        }
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        Some(format!("'\\x{hex}'::bytea"))
     }
 }

@@ -1,5 +1,5 @@
 //! Date and string calls whose arguments the token rewriter reorders or translates:
-//! `SUBSTRING_INDEX`, `TIMESTAMPDIFF`, `ADDDATE`/`SUBDATE`, and `DATE_FORMAT`/`STR_TO_DATE` with the
+//! `SUBSTRING_INDEX`, `TIMESTAMPDIFF`, `ADDDATE`/`SUBDATE`, `CONVERT_TZ` between UTC offsets, and `DATE_FORMAT`/`STR_TO_DATE` with the
 //! MySQL format translated to a PostgreSQL pattern.
 
 use super::Writer;
@@ -56,6 +56,17 @@ impl Writer<'_> {
                 } else {
                     format!("({d} {op} ({x}) * INTERVAL '1 day')")
                 }
+            }
+            // UTC offsets only (a named zone needs MySQL's time zone tables, which may be
+            // empty: NULL there). MySQL converts only inside the TIMESTAMP range (1970 to 2038)
+            // and returns the value as it is outside.
+            ("CONVERT_TZ", [ts, from, to]) if utc_offset(from) && utc_offset(to) => {
+                let value = format!("CAST({ts} AS timestamp)");
+                let utc = format!("({value} AT TIME ZONE INTERVAL {from} HOUR TO MINUTE)");
+                format!(
+                    "(CASE WHEN {utc} BETWEEN TIMESTAMPTZ '1970-01-01 00:00:01+00' AND TIMESTAMPTZ '2038-01-19 03:14:07+00' \
+                     THEN ({utc} AT TIME ZONE INTERVAL {to} HOUR TO MINUTE) ELSE {value} END)"
+                )
             }
             _ => return None,
         };
@@ -155,4 +166,16 @@ fn pg_datetime_format(mysql: &str) -> Option<(String, bool)> {
     }
     flush(&mut out, &mut literal);
     Some((out, time))
+}
+
+/// `'+02:00'`, `'-05:30'`: a UTC offset written as MySQL's time zone settings write one.
+fn utc_offset(literal: &str) -> bool {
+    let b = literal.as_bytes();
+    b.len() == 8
+        && b[0] == b'\''
+        && b[7] == b'\''
+        && matches!(b[1], b'+' | b'-')
+        && b[2..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b':'
+        && b[5..7].iter().all(u8::is_ascii_digit)
 }

@@ -9,6 +9,9 @@
 //! Whether the rewrite really runs on the target is for `--live` to say.
 
 mod casts;
+mod clauses;
+mod pipes;
+pub use pipes::{pipes_as_or, pipes_between_single_values};
 mod dates;
 mod functions;
 mod session;
@@ -51,7 +54,7 @@ const TRANSLATED: &[&str] = &[
 /// Rules translated occurrence by occurrence: complete when one was and none was left.
 const PER_OCCURRENCE: &[&str] = &[
     "DML-010", "DML-017", "DML-017D", "DML-017C", "DML-017V", "CONN-003", "TXN-007", "LEX-021",
-    "LEX-022",
+    "LEX-022", "LEX-020", "LEX-015", "LEX-016", "LEX-017",
 ];
 
 /// MySQL's SELECT/INSERT/UPDATE/DELETE modifiers, which change nothing the statement returns.
@@ -79,12 +82,15 @@ fn wanted(profile: &Profile, rule: &str) -> bool {
 /// Rewrites `sql` for the target of `profile`, judging completeness against `findings` (the
 /// statement's findings under the same profile). None when nothing needed changing.
 pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Option<Rewrite> {
+    let toks: Vec<Token> = Lexer::new(sql.as_bytes()).collect();
+    let declared_names = declared_names(sql, &toks, findings);
     let mut w = Writer {
         sql,
-        toks: Lexer::new(sql.as_bytes()).collect(),
+        toks,
         profile,
         applied: Vec::new(),
         missed: Vec::new(),
+        declared_names,
     };
     let out = w.emit(0, w.toks.len());
     if out == sql {
@@ -102,6 +108,21 @@ pub fn rewrite_with(sql: &str, profile: &Profile, findings: &[Finding]) -> Optio
                     && applied.contains(&f.rule)
                     && !missed.contains(&f.rule))
                 || (f.rule == "DML-016" && applied.iter().any(|a| a.ends_with(":ISNULL")))
+                || (f.rule == "TXN-002" && applied.iter().any(|a| a == "TXN-002"))
+                || (f.rule == "DML-012" && applied.iter().any(|a| a == "DML-012"))
+                || (matches!(f.rule.as_str(), "LEX-019" | "LEX-018")
+                    && applied.iter().any(|a| a == "LEX-019:SET"))
+                || (matches!(f.rule.as_str(), "DML-022S" | "DML-022")
+                    && f.detail.as_deref() == Some("SHOW TABLES")
+                    && applied.iter().any(|a| a == "DML-022S"))
+                || (f.rule == "CASE-001"
+                    && f.detail.as_deref().and_then(case_001_names).is_some_and(|(written, _)| {
+                        applied.iter().any(|a| a.strip_prefix("CASE-001:") == Some(written))
+                    }))
+                || (f.rule == "TXN-003" && applied.iter().any(|a| a == "TXN-003:UNLOCK"))
+                || (f.rule == "ADM-001"
+                    && f.detail.as_deref() == Some("DO")
+                    && applied.iter().any(|a| a == "ADM-001:DO"))
                 // SET NAMES … COLLATE: the session collation is dropped with the statement.
                 || (f.rule == "LEX-023" && applied.iter().any(|a| a == "CONN-003:COLLATE"))
                 // The isolation rewrite takes the whole statement, its `@@` variable included.
@@ -132,6 +153,44 @@ struct Writer<'a> {
     applied: Vec<String>,
     /// Rules with an occurrence left untranslated.
     missed: Vec<String>,
+    /// Unquoted names written in another case than the schema declares them (CASE-001), with the
+    /// declared spelling: quoted as declared wherever the word appears.
+    declared_names: Vec<(String, String)>,
+}
+
+/// The name as written and as declared in a CASE-001 finding's detail, `written (declared as Name)`.
+fn case_001_names(detail: &str) -> Option<(&str, &str)> {
+    let (written, rest) = detail.split_once(" (declared as ")?;
+    Some((written, rest.strip_suffix(')')?))
+}
+
+/// The CASE-001 names to quote: those the audit flagged at every place the statement writes them
+/// (as many findings as words of that spelling), so that no word of the same spelling that means
+/// something else (a column of another table, an alias) is quoted with them.
+fn declared_names(sql: &str, toks: &[Token], findings: &[Finding]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let names = findings
+        .iter()
+        .filter(|f| f.rule == "CASE-001")
+        .filter_map(|f| f.detail.as_deref().and_then(case_001_names));
+    for (written, declared) in names.clone() {
+        if out.iter().any(|(w, _)| w == written) {
+            continue;
+        }
+        let flagged = names.clone().filter(|(w, _)| *w == written).count();
+        let words = toks
+            .iter()
+            .filter(|t| t.kind == TokenKind::Word && &sql[t.start..t.end] == written)
+            .count();
+        let one_spelling = names
+            .clone()
+            .filter(|(w, _)| *w == written)
+            .all(|(_, d)| d == declared);
+        if flagged == words && one_spelling && !declared.contains('"') {
+            out.push((written.to_string(), declared.to_string()));
+        }
+    }
+    out
 }
 
 impl Writer<'_> {
@@ -309,6 +368,46 @@ impl Writer<'_> {
                         out.push_str(&text);
                     }
                 }
+                // @@autocommit reads 1: sessions here commit each statement outside BEGIN … COMMIT
+                // (`SET autocommit = 0` is never translated). Other server variables are not.
+                TokenKind::Variable
+                    if text.starts_with("@@") && wanted(self.profile, "LEX-020") =>
+                {
+                    let name = text.to_ascii_lowercase();
+                    if matches!(
+                        name.as_str(),
+                        "@@autocommit" | "@@session.autocommit" | "@@local.autocommit"
+                    ) {
+                        out.push('1');
+                        self.note("LEX-020");
+                    } else {
+                        out.push_str(&text);
+                        self.miss("LEX-020");
+                    }
+                }
+                TokenKind::HexNumber
+                | TokenKind::BitNumber
+                | TokenKind::HexString
+                | TokenKind::BitString => {
+                    let rule = match kind {
+                        TokenKind::HexNumber => "LEX-015",
+                        TokenKind::BitNumber => "LEX-017",
+                        _ => "LEX-016",
+                    };
+                    match self
+                        .binary_literal(i, end)
+                        .filter(|_| wanted(self.profile, rule))
+                    {
+                        Some(s) => {
+                            out.push_str(&s);
+                            self.note(rule);
+                        }
+                        None => {
+                            out.push_str(&text);
+                            self.miss(rule);
+                        }
+                    }
+                }
                 TokenKind::Comment if text.starts_with('#') && wanted(self.profile, "LEX-004") => {
                     out.push_str("--");
                     out.push_str(&text[1..]);
@@ -336,12 +435,37 @@ impl Writer<'_> {
                         out.push_str("NOT ");
                         self.note("LEX-008N");
                     }
+                    // `10--2`: MySQL's minus minus (a comment needs a space after `--`); the target
+                    // reads a comment.
+                    "-" if wanted(self.profile, "LEX-004W")
+                        && self.toks.get(i + 1).is_some_and(|n| {
+                            n.start == self.toks[i].end && self.sql[n.start..n.end].starts_with('-')
+                        }) =>
+                    {
+                        out.push_str("- ");
+                        self.note("LEX-004W");
+                    }
                     "<=>" if wanted(self.profile, "LEX-013") => {
                         out.push_str("IS NOT DISTINCT FROM");
                         self.note("LEX-013");
                     }
                     _ => out.push_str(&text),
                 },
+                TokenKind::Word
+                    if wanted(self.profile, "CASE-001")
+                        && self.declared_names.iter().any(|(w, _)| *w == text) =>
+                {
+                    let declared = self
+                        .declared_names
+                        .iter()
+                        .find(|(w, _)| *w == text)
+                        .map(|(_, d)| d.clone())
+                        .unwrap_or_default();
+                    out.push('"');
+                    out.push_str(&declared);
+                    out.push('"');
+                    self.note(&format!("CASE-001:{text}"));
+                }
                 TokenKind::Word => {
                     if let Some((s, next)) = self.word(i, end) {
                         out.push_str(&s);
@@ -389,7 +513,24 @@ impl Writer<'_> {
                         .then(|| self.session_charset(i, end))
                         .flatten()
                 })
-                .or_else(|| self.session_time_zone(i, end)),
+                .or_else(|| self.session_time_zone(i, end))
+                .or_else(|| self.session_placeholder(i, end))
+                .or_else(|| {
+                    wanted(self.profile, "LEX-019")
+                        .then(|| self.user_variable(i, end))
+                        .flatten()
+                })
+                .or_else(|| self.session_wait_timeout(i, end)),
+            "DO" if i == self.next_sig(0, end)? && wanted(self.profile, "ADM-001") => {
+                self.do_statement(i, end)
+            }
+            "GROUP" if wanted(self.profile, "DML-012") => self.group_by_order(i, end),
+            "SHOW" if i == self.next_sig(0, end)? && wanted(self.profile, "DML-022S") => {
+                self.show_tables(i, end)
+            }
+            "UNLOCK" if i == self.next_sig(0, end)? && wanted(self.profile, "TXN-003") => {
+                self.unlock_tables(i, end)
+            }
             // START TRANSACTION WITH CONSISTENT SNAPSHOT → … ISOLATION LEVEL REPEATABLE READ (the
             // snapshot is taken at the first statement rather than at START).
             "START" if i == self.next_sig(0, end)? && wanted(self.profile, "TXN-007") => {
@@ -411,7 +552,7 @@ impl Writer<'_> {
                 None
             }
             "DATE_FORMAT" | "STR_TO_DATE" => self.date_format(i, end),
-            "SUBSTRING_INDEX" | "TIMESTAMPDIFF" | "ADDDATE" | "SUBDATE" => {
+            "SUBSTRING_INDEX" | "TIMESTAMPDIFF" | "ADDDATE" | "SUBDATE" | "CONVERT_TZ" => {
                 self.date_and_string_calls(i, end)
             }
             "CAST"
