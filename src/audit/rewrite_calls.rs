@@ -58,7 +58,7 @@ fn concat_args(f: &mut Function, tables: &[&Table]) -> Option<()> {
 }
 
 /// `template` parsed, with each `cutover_<k>` replaced by `args[k]`.
-fn fill(template: &str, args: &[Expr]) -> Option<Expr> {
+pub(super) fn fill(template: &str, args: &[Expr]) -> Option<Expr> {
     let mut e = Parser::new(&PostgreSqlDialect {})
         .try_with_sql(template)
         .ok()?

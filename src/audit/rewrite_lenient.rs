@@ -8,9 +8,6 @@ use super::rewrite_dml::last_name;
 use super::rewrite_expr::column;
 use crate::schema::{Column, Table};
 use sqlparser::ast::*;
-use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::parser::Parser;
-use std::ops::ControlFlow;
 
 /// The findings this pass translates: a string literal or column meeting a number (SEM-001,
 /// SEM-001L), SUM/AVG of strings (SEM-021 and the FN-ARGS it causes), an ENUM compared with a number
@@ -169,25 +166,14 @@ pub fn leading_number(s: &str) -> String {
     out
 }
 
-/// The SQL of MySQL's string-to-number conversion of the expression `cutover_x`: the leading
+/// The SQL of MySQL's string-to-number conversion of the expression `cutover_0`: the leading
 /// number (no backslashes in the pattern: the token pass after this one would read them as MySQL
 /// escapes), 0 when there is none, NULL for NULL.
-const MYSQL_NUMBER: &str = "(CASE WHEN cutover_x IS NULL THEN NULL ELSE COALESCE(CAST(substring(CAST(cutover_x AS text) FROM '^[[:space:]]*([-+]?(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:[eE][-+]?[0-9]+)?)') AS double precision), 0) END)";
+const MYSQL_NUMBER: &str = "(CASE WHEN cutover_0 IS NULL THEN NULL ELSE COALESCE(CAST(substring(CAST(cutover_0 AS text) FROM '^[[:space:]]*([-+]?(?:[0-9]+[.]?[0-9]*|[.][0-9]+)(?:[eE][-+]?[0-9]+)?)') AS double precision), 0) END)";
 
-/// `template` parsed, with every `cutover_x` replaced by `x`.
+/// `template` parsed, with every `cutover_0` replaced by `x`.
 pub(super) fn substitute(template: &str, x: &Expr) -> Option<Expr> {
-    let mut e = Parser::new(&PostgreSqlDialect {})
-        .try_with_sql(template)
-        .ok()?
-        .parse_expr()
-        .ok()?;
-    let _ = visit_expressions_mut(&mut e, |n| {
-        if matches!(n, Expr::Identifier(i) if i.value == "cutover_x") {
-            *n = x.clone();
-        }
-        ControlFlow::<()>::Continue(())
-    });
-    Some(e)
+    super::rewrite_calls::fill(template, std::slice::from_ref(x))
 }
 
 fn take(e: &mut Expr) -> Expr {
@@ -257,13 +243,7 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
         } if pipes => {
             let l = truth(left, tables)?;
             let r = truth(right, tables)?;
-            *e = substitute("CAST(cutover_x OR cutover_y AS integer)", &l)?;
-            let _ = visit_expressions_mut(e, |n| {
-                if matches!(n, Expr::Identifier(i) if i.value == "cutover_y") {
-                    *n = r.clone();
-                }
-                ControlFlow::<()>::Continue(())
-            });
+            *e = super::rewrite_calls::fill("CAST(cutover_0 OR cutover_1 AS integer)", &[l, r])?;
             *done += 1;
         }
         Expr::BinaryOp { left, op, right }
@@ -295,7 +275,7 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
                 }
                 if pad {
                     let x = take(side);
-                    **side = substitute("rtrim(cutover_x)", &x)?;
+                    **side = substitute("rtrim(cutover_0)", &x)?;
                 }
             }
             *done += 1;
@@ -321,7 +301,7 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
             for side in [left, right] {
                 if number_column(side, tables) {
                     let v = take(side);
-                    **side = substitute("(cutover_x <> 0)", &v)?;
+                    **side = substitute("(cutover_0 <> 0)", &v)?;
                     *done += 1;
                 } else if is_call(side, "ISNULL") {
                     // ISNULL(x) is translated as `(x IS NULL)`, a boolean, by the function
@@ -342,7 +322,7 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
             for side in [left, right] {
                 if date_column(side, tables) {
                     let d = take(side);
-                    **side = substitute("CAST(to_char(cutover_x, 'YYYYMMDD') AS bigint)", &d)?;
+                    **side = substitute("CAST(to_char(cutover_0, 'YYYYMMDD') AS bigint)", &d)?;
                 }
             }
             *done += 1;
@@ -360,7 +340,7 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
             if !ci {
                 for side in [left, right] {
                     let x = take(side);
-                    **side = substitute("rtrim(cutover_x)", &x)?;
+                    **side = substitute("rtrim(cutover_0)", &x)?;
                 }
             }
             *done += 1;
@@ -394,7 +374,7 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
                         .map(|(k, m)| format!(" WHEN '{}' THEN {}", m.replace('\'', "''"), k + 1))
                         .collect();
                     let x = take(a);
-                    **a = substitute(&format!("(CASE CAST(cutover_x AS text){whens} END)"), &x)?;
+                    **a = substitute(&format!("(CASE CAST(cutover_0 AS text){whens} END)"), &x)?;
                     *done += 1;
                     return Some(());
                 }
@@ -403,13 +383,13 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
                     && !c.mysql_type.members.iter().any(|m| m == s)
                 {
                     let fold = match (c.case_insensitive(), c.pad_space()) {
-                        (true, true) => "rtrim(lower(cutover_x))",
-                        (true, false) => "lower(cutover_x)",
-                        (false, true) => "rtrim(cutover_x)",
-                        (false, false) => "cutover_x",
+                        (true, true) => "rtrim(lower(cutover_0))",
+                        (true, false) => "lower(cutover_0)",
+                        (false, true) => "rtrim(cutover_0)",
+                        (false, false) => "cutover_0",
                     };
                     let x = take(a);
-                    let text = substitute("CAST(cutover_x AS text)", &x)?;
+                    let text = substitute("CAST(cutover_0 AS text)", &x)?;
                     **a = substitute(fold, &text)?;
                     let y = take(b);
                     **b = substitute(fold, &y)?;
@@ -472,7 +452,7 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
             if number_column(x, tables) =>
         {
             let v = take(x);
-            **x = substitute("(cutover_x <> 0)", &v)?;
+            **x = substitute("(cutover_0 <> 0)", &v)?;
             *done += 1;
         }
         Expr::UnaryOp {
@@ -480,7 +460,7 @@ pub fn lenient(e: &mut Expr, tables: &[&Table], pipes: bool, done: &mut usize) -
             expr,
         } if number_column(expr, tables) => {
             let v = take(expr);
-            **expr = substitute("(cutover_x <> 0)", &v)?;
+            **expr = substitute("(cutover_0 <> 0)", &v)?;
             *done += 1;
         }
         _ => {}
@@ -495,11 +475,11 @@ fn truth(x: &Expr, tables: &[&Table]) -> Option<Expr> {
         return Some(Expr::value(Value::Boolean(!zero)));
     }
     if number_literal(x) || number_column(x, tables) {
-        return substitute("(cutover_x <> 0)", x);
+        return substitute("(cutover_0 <> 0)", x);
     }
     if text_column(x, tables) {
         let n = substitute(MYSQL_NUMBER, x)?;
-        return substitute("(cutover_x <> 0)", &n);
+        return substitute("(cutover_0 <> 0)", &n);
     }
     if column(x, tables).is_some_and(|c| c.mysql_type.is_tinyint1()) {
         return Some(x.clone());

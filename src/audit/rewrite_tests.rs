@@ -6,13 +6,9 @@ fn audit_rw(sql: &str) -> Option<String> {
     with_postgres(|ctx| statement_rewrite(sql, ctx, &findings_of(sql, ctx)))
 }
 
-#[test]
-fn a_view_with_options_gets_the_expression_pass() {
-    let schema = crate::schema::ddl::schema_from_ddl(
-        "CREATE TABLE c (id INT PRIMARY KEY, is_active TINYINT(1) NOT NULL)",
-        "s.sql",
-    )
-    .schema;
+/// The statement's whole rewrite for PostgreSQL against the schema `ddl` creates.
+fn rewrite_against(ddl: &str, sql: &str) -> Option<String> {
+    let schema = crate::schema::ddl::schema_from_ddl(ddl, "s.sql").schema;
     let profile = crate::profile::load_profile("postgres", None).expect("profile");
     let opts = crate::audit::AuditOptions::default();
     let ctx = crate::audit::Context {
@@ -20,9 +16,15 @@ fn a_view_with_options_gets_the_expression_pass() {
         schema: Some(&schema),
         options: &opts,
     };
+    statement_rewrite(sql, &ctx, &findings_of(sql, &ctx))
+}
+
+#[test]
+fn a_view_with_options_gets_the_expression_pass() {
+    let ddl = "CREATE TABLE c (id INT PRIMARY KEY, is_active TINYINT(1) NOT NULL)";
     let sql = "CREATE ALGORITHM=MERGE VIEW v AS SELECT id FROM c WHERE is_active = 1";
     assert_eq!(
-        statement_rewrite(sql, &ctx, &findings_of(sql, &ctx)).as_deref(),
+        rewrite_against(ddl, sql).as_deref(),
         Some("CREATE VIEW v AS SELECT id FROM c WHERE is_active = true")
     );
 }
@@ -96,21 +98,10 @@ fn hex_and_bit_literals_by_context() {
 
 #[test]
 fn pipes_joining_conditions_are_audited_as_or() {
-    let schema = crate::schema::ddl::schema_from_ddl(
-        "CREATE TABLE c (id INT PRIMARY KEY, country CHAR(2)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;",
-        "s.sql",
-    )
-    .schema;
-    let profile = crate::profile::load_profile("postgres", None).expect("profile");
-    let opts = crate::audit::AuditOptions::default();
-    let ctx = crate::audit::Context {
-        profile: &profile,
-        schema: Some(&schema),
-        options: &opts,
-    };
+    let ddl = "CREATE TABLE c (id INT PRIMARY KEY, country CHAR(2)) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;";
     let sql = "SELECT id FROM c WHERE country = 'DE' || country = 'FR'";
     assert_eq!(
-        statement_rewrite(sql, &ctx, &findings_of(sql, &ctx)).as_deref(),
+        rewrite_against(ddl, sql).as_deref(),
         Some(
             "SELECT id FROM c WHERE rtrim(lower(country)) = rtrim(lower('DE')) OR rtrim(lower(country)) = rtrim(lower('FR'))"
         )
@@ -408,20 +399,9 @@ fn translates_session_statements_the_target_has_an_answer_for() {
 
 #[test]
 fn quotes_names_declared_in_mixed_case() {
-    let schema = crate::schema::ddl::schema_from_ddl(
-        "CREATE TABLE AuditTrail (Id INT PRIMARY KEY, EventName VARCHAR(40));\n\
-         CREATE TABLE t (id INT PRIMARY KEY, eventname VARCHAR(40));",
-        "s.sql",
-    )
-    .schema;
-    let profile = crate::profile::load_profile("postgres", None).expect("profile");
-    let opts = crate::audit::AuditOptions::default();
-    let ctx = crate::audit::Context {
-        profile: &profile,
-        schema: Some(&schema),
-        options: &opts,
-    };
-    let rw = |sql: &str| statement_rewrite(sql, &ctx, &findings_of(sql, &ctx));
+    let ddl = "CREATE TABLE AuditTrail (Id INT PRIMARY KEY, EventName VARCHAR(40));\n\
+         CREATE TABLE t (id INT PRIMARY KEY, eventname VARCHAR(40));";
+    let rw = |sql: &str| rewrite_against(ddl, sql);
     assert_eq!(
         rw("SELECT EventName FROM AuditTrail ORDER BY Id").as_deref(),
         Some("SELECT \"EventName\" FROM \"AuditTrail\" ORDER BY \"Id\"")
@@ -439,21 +419,10 @@ fn quotes_names_declared_in_mixed_case() {
 
 #[test]
 fn spells_out_strings_and_enums_meeting_numbers() {
-    let schema = crate::schema::ddl::schema_from_ddl(
-        "CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(40), hits INT, seen DATE, \
+    let ddl = "CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(40), hits INT, seen DATE, \
          sku VARCHAR(9) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, at6 DATETIME(6), ok TINYINT(1), \
-         tier ENUM('free','pro') NOT NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;",
-        "s.sql",
-    )
-    .schema;
-    let profile = crate::profile::load_profile("postgres", None).expect("profile");
-    let opts = crate::audit::AuditOptions::default();
-    let ctx = crate::audit::Context {
-        profile: &profile,
-        schema: Some(&schema),
-        options: &opts,
-    };
-    let rw = |sql: &str| statement_rewrite(sql, &ctx, &findings_of(sql, &ctx));
+         tier ENUM('free','pro') NOT NULL) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;";
+    let rw = |sql: &str| rewrite_against(ddl, sql);
     let number = |x: &str| {
         format!(
             "(CASE WHEN {x} IS NULL THEN NULL ELSE COALESCE(CAST(SUBSTRING(CAST({x} AS TEXT) FROM \

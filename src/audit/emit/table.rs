@@ -181,11 +181,7 @@ pub fn translate(
                     .filter(|t| t.text(src) != b"(" && word(t, src) != "USING")
                     .map(|t| ident_name(t, src))
                     .unwrap_or_else(|| format!("{}_{}", table.name, cols.join("_")));
-                let mut name = target_ident(&named);
-                if !index_names.insert(name.clone()) {
-                    name = target_ident(&format!("{}_{named}", table.name));
-                    index_names.insert(name.clone());
-                }
+                let name = unique_index_name(index_names, &table.name, &named);
                 after.push(format!(
                     "CREATE INDEX {name} ON {tname} ({})",
                     cols.join(", ")
@@ -200,11 +196,7 @@ pub fn translate(
                     .filter(|t| t.text(src) != b"(")
                     .map(|t| ident_name(t, src))
                     .unwrap_or_else(|| format!("{}_{}", table.name, cols.join("_")));
-                let mut name = target_ident(&named);
-                if !index_names.insert(name.clone()) {
-                    name = target_ident(&format!("{}_{named}", table.name));
-                    index_names.insert(name.clone());
-                }
+                let name = unique_index_name(index_names, &table.name, &named);
                 // A SPATIAL index needs a type the target indexes with GiST.
                 let gist_type = |i: usize| {
                     c.iter()
@@ -526,6 +518,17 @@ fn table_options(src: &[u8], options: &[Token]) -> Vec<String> {
     }
     out.retain(|o| o != ";");
     out
+}
+
+/// The index's name on the target, where index names are per schema, not per table: the MySQL
+/// name, or prefixed with its table when another index already took it.
+fn unique_index_name(taken: &mut HashSet<String>, table: &str, named: &str) -> String {
+    let mut name = target_ident(named);
+    if !taken.insert(name.clone()) {
+        name = target_ident(&format!("{table}_{named}"));
+        taken.insert(name.clone());
+    }
+    name
 }
 
 #[cfg(test)]
