@@ -211,11 +211,14 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
     let mut opts = flags.over(file).resolve()?;
     opts.progress = !a.out.quiet && io::stderr().is_terminal();
     if let (true, Some(p), Some(_)) = (opts.rewrite, &opts.profile, &opts.target) {
-        // What to rewrite comes from the audit of the same capture.
+        // What to rewrite comes from the audit of the same capture, against the source's schema
+        // (read-only: the keys an upsert's ON CONFLICT names, the collations, the types).
         let mut run = cutover::audit::AuditRun::new(opts.logs.clone(), &p.id);
         run.capture = opts.capture.clone();
-        let audit = cutover::audit::run(&run, &TermProgress::new(a.out.quiet))?;
-        opts.rewrites = Some(std::sync::Arc::new(audit.rewrites()));
+        run.schema = cutover::audit::SchemaSource::Server(opts.source.clone());
+        let (_, rewrites) =
+            cutover::audit::run_for_rewrites(&run, &TermProgress::new(a.out.quiet))?;
+        opts.rewrites = Some(std::sync::Arc::new(rewrites));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -30,7 +30,7 @@ use crate::schema::Schema;
 use crate::workload::Header;
 pub use input::{AuditInput, DistinctStatement, InputError, script_statements};
 pub use live::{LiveAnswer, LiveSummary};
-pub use run::{AuditError, AuditRun, SchemaSource, run};
+pub use run::{AuditError, AuditRun, SchemaSource, run, run_for_rewrites};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -213,6 +213,25 @@ pub struct Context<'a> {
     pub profile: &'a Profile,
     pub schema: Option<&'a Schema>,
     pub options: &'a AuditOptions,
+}
+
+/// The audit's statement rewriter with what it owns (the profile, the schema and the options it
+/// audited with), for a replay that rewrites each execution ([`run_for_rewrites`]).
+pub struct AuditRewriter {
+    profile: Profile,
+    schema: Option<Schema>,
+    options: AuditOptions,
+}
+
+impl crate::profile::StatementRewriter for AuditRewriter {
+    fn rewrite(&self, sql: &str, findings: &[Finding]) -> Option<String> {
+        let ctx = Context {
+            profile: &self.profile,
+            schema: self.schema.as_ref(),
+            options: &self.options,
+        };
+        rewrite::statement_rewrite(sql, &ctx, findings)
+    }
 }
 
 /// Runs `f` with the built-in PostgreSQL profile and no schema (for the detectors' unit tests).

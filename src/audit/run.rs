@@ -6,10 +6,11 @@ use super::live::LiveTarget;
 use super::{AuditOptions, AuditReport, Context, audit_all, build_report, summarize, timeseries};
 use crate::capture::CaptureOptions;
 use crate::db::{DbError, Endpoint};
-use crate::profile::{CatalogError, Profile, load_profile};
+use crate::profile::{CatalogError, Profile, Rewrites, load_profile};
 use crate::schema::{Schema, Table};
 use crate::workload::{Header, InputRef, Progress, SchemaId, Unit};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where the MySQL schema comes from.
 #[derive(Clone, Debug, Default)]
@@ -78,6 +79,31 @@ pub enum AuditError {
 
 /// Audits the inputs of `r`.
 pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditError> {
+    run_keeping(r, progress).map(|(report, _)| report)
+}
+
+/// Audits the inputs of `r` and hands over what a replay needs to rewrite the same capture for the
+/// target (`replay --rewrite`): the findings per fingerprint and the audit's statement rewriter with
+/// the profile and schema it used.
+pub fn run_for_rewrites(
+    r: &AuditRun,
+    progress: &dyn Progress,
+) -> Result<(AuditReport, Rewrites), AuditError> {
+    let (report, (profile, schema)) = run_keeping(r, progress)?;
+    let mut rewrites = report.rewrites();
+    rewrites.statements = Some(Arc::new(super::AuditRewriter {
+        profile,
+        schema,
+        options: r.options.clone(),
+    }));
+    Ok((report, rewrites))
+}
+
+/// The audit and the profile and schema it checked against.
+fn run_keeping(
+    r: &AuditRun,
+    progress: &dyn Progress,
+) -> Result<(AuditReport, (Profile, Option<Schema>)), AuditError> {
     let mut header = Header::start(SchemaId::AUDIT);
     let profile = load_profile(&r.profile, r.checklists.as_deref())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -153,7 +179,7 @@ pub fn run(r: &AuditRun, progress: &dyn Progress) -> Result<AuditReport, AuditEr
         report.live = Some(summary);
     }
     report.header.finish();
-    Ok(report)
+    Ok((report, (profile, schema.map(|(s, _)| s))))
 }
 
 type LoadedSchema = (Option<(Schema, String)>, Vec<String>);

@@ -227,8 +227,8 @@ pub fn run(
             (None, true, Some(src)) => crate::audit::SchemaSource::Server(src.clone()),
             _ => crate::audit::SchemaSource::None,
         };
-        match crate::audit::run(&run, progress) {
-            Ok(a) => {
+        match crate::audit::run_for_rewrites(&run, progress) {
+            Ok((a, for_replay)) => {
                 progress.finish();
                 let path = out.join("audit.json");
                 write_file(&path, &|w| {
@@ -248,7 +248,7 @@ pub fn run(
                     seconds: t.elapsed().as_secs_f64(),
                 });
                 if s.replay.as_ref().is_some_and(|r| r.rewrite) {
-                    rewrites = Some(std::sync::Arc::new(a.rewrites()));
+                    rewrites = Some(std::sync::Arc::new(for_replay));
                 }
                 opts.audits.push(path.clone());
                 files.push(path);

@@ -12,7 +12,7 @@ mod types;
 pub use catalog::{
     BUILTIN, CatalogError, FunctionMapping, Profile, Rule, Severity, TypeMapping, load_profile,
 };
-pub use finding::{Finding, Rewrites};
+pub use finding::{Finding, Rewrites, StatementRewriter};
 
 /// The profile a target URL implies when none is named: its scheme says which server it is
 /// (`kingbase://` means a cluster in MySQL mode; name `kingbase-pg` otherwise). None for MySQL.

@@ -6,7 +6,6 @@ use super::*;
 use super::{gate::*, job::*, worker::*};
 use crate::capture::EventReader;
 use crate::profile::Finding;
-use crate::profile::rewrite::rewrite_with;
 use crate::workload::Command;
 use crate::workload::InputRef;
 use rustc_hash::FxHashMap;
@@ -258,12 +257,12 @@ pub(super) async fn dispatch(
             }
             *s.counts.entry(fp).or_default() += 1;
             let mut target_sql = None;
-            if let (Some((profile, _)), Some(f)) = (&rewrite, &findings)
+            if let (Some((profile, rewrites)), Some(f)) = (&rewrite, &findings)
                 && p.skip.is_none()
                 && p.control == Control::None
                 && !f.is_empty()
             {
-                if let Some(r) = rewrite_with(&String::from_utf8_lossy(&sql), profile, f) {
+                if let Some(r) = rewrites.rewrite(&String::from_utf8_lossy(&sql), profile, f) {
                     if r.complete {
                         *s.rewritten.entry(fp).or_default() += 1;
                     } else {

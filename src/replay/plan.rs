@@ -81,6 +81,9 @@ pub struct StatementPlan {
     /// a MySQL-family side first sets the session's `timestamp` to the statement's recorded time, so
     /// rows written with it are the same on both sides (and as captured).
     pub uses_clock: bool,
+    /// `INSERT … ON DUPLICATE KEY UPDATE`: MySQL counts an updated row as 2 affected rows and an
+    /// unchanged one as 0, where an `ON CONFLICT` rewrite counts each 1 (see the comparator).
+    pub upsert: bool,
 }
 
 /// Tables after FROM/JOIN (read) and after UPDATE, INSERT/REPLACE INTO, DELETE FROM (written).
@@ -461,7 +464,22 @@ pub fn plan(sql: &[u8], mode: Mode) -> StatementPlan {
         tables_written: Arc::new(tables_written),
         pins_session: pins_session(sql),
         uses_clock: nondet.iter().any(|f| CLOCK_FUNCTIONS.contains(&f.as_str())),
+        upsert: class == StatementClass::Write && is_upsert(sql),
     }
+}
+
+/// `… ON DUPLICATE KEY UPDATE …` among the statement's words.
+fn is_upsert(sql: &[u8]) -> bool {
+    let words: Vec<&[u8]> = Lexer::new(sql)
+        .filter(|t| t.kind == TokenKind::Word)
+        .map(|t| t.text(sql))
+        .collect();
+    words.windows(4).any(|w| {
+        eq_kw(w[0], b"ON")
+            && eq_kw(w[1], b"DUPLICATE")
+            && eq_kw(w[2], b"KEY")
+            && eq_kw(w[3], b"UPDATE")
+    })
 }
 
 /// Functions that read the session's `timestamp` (SYSDATE reads the wall clock whatever it is set to).
