@@ -1,8 +1,8 @@
 //! MySQL functions the target lacks whose translation depends on the arguments' types and
 //! collations, on the AST: `FIELD(x, a, b, …)` (the position of `x` among the values, compared as
 //! MySQL compares them), `ELT(n, a, b, …)` (the `n`th value), `HEX(x)` (of a string's bytes or of
-//! an integer), `UNHEX(s)` of a valid hex string, and CONCAT's booleans and date-times written as
-//! MySQL writes them.
+//! an integer), `UNHEX(s)` of a valid hex string, `STRCMP(a, b)` under the arguments' collation,
+//! and CONCAT's booleans and date-times written as MySQL writes them.
 
 use super::rewrite_dml::last_name;
 use super::rewrite_expr::{case_insensitive, column};
@@ -14,7 +14,11 @@ use std::ops::ControlFlow;
 
 /// The findings this pass translates.
 pub fn handles(rule: &str, detail: Option<&str>) -> bool {
-    (rule == "FN-MISSING" && matches!(detail, Some("FIELD()" | "ELT()" | "HEX()" | "UNHEX()")))
+    (rule == "FN-MISSING"
+        && matches!(
+            detail,
+            Some("FIELD()" | "ELT()" | "HEX()" | "UNHEX()" | "STRCMP()")
+        ))
         || (rule == "SEM-027"
             && detail.is_some_and(|d| {
                 ["CONCAT", "CONCAT_WS"].iter().any(|f| {
@@ -108,10 +112,14 @@ pub fn calls(e: &mut Expr, tables: &[&Table]) -> Option<()> {
     if matches!(name.as_str(), "CONCAT" | "CONCAT_WS") {
         return concat_args(f, tables);
     }
-    if !matches!(name.as_str(), "FIELD" | "ELT" | "HEX" | "UNHEX") {
+    if !matches!(name.as_str(), "FIELD" | "ELT" | "HEX" | "UNHEX" | "STRCMP") {
         return Some(());
     }
     let args = args_of(f)?;
+    if name == "STRCMP" {
+        *e = strcmp(&args, tables)?;
+        return Some(());
+    }
     if name == "HEX" || name == "UNHEX" {
         let [x] = args.as_slice() else {
             return None;
@@ -180,6 +188,45 @@ pub fn calls(e: &mut Expr, tables: &[&Table]) -> Option<()> {
         )?;
     }
     Some(())
+}
+
+/// `STRCMP(a, b)` compared as MySQL compares its arguments: under a `_ci` collation (a column's, or
+/// the connection's for two literals) on upper() of both, as `*_general_ci` weighs letters (so `_`
+/// sorts after letters, as there), rtrim'd too when the collation pads with spaces; else as they
+/// are. Always in code-point order (`COLLATE ucs_basic`), whatever the target database's locale.
+/// (Accents, which `_ci` collations also ignore, stay significant.) None for an argument that is
+/// neither a string literal nor a string column: MySQL compares numbers as strings there.
+fn strcmp(args: &[Expr], tables: &[&Table]) -> Option<Expr> {
+    let [a, b] = args else {
+        return None;
+    };
+    let columns: Vec<_> = args.iter().filter_map(|x| column(x, tables)).collect();
+    if !args
+        .iter()
+        .all(|x| is_string(x) || column(x, tables).is_some_and(|c| c.mysql_type.is_text()))
+    {
+        return None;
+    }
+    let folded = columns.is_empty() || columns.iter().any(|c| c.case_insensitive());
+    let pad = columns.iter().any(|c| c.pad_space());
+    let side = |k: usize| {
+        let mut x = format!("cutover_{k}");
+        if folded {
+            x = format!("upper({x})");
+        }
+        if pad {
+            x = format!("rtrim({x})");
+        }
+        x
+    };
+    let (l, r) = (side(0), side(1));
+    fill(
+        &format!(
+            "(CASE WHEN {l} < {r} COLLATE ucs_basic THEN -1 WHEN {l} > {r} COLLATE ucs_basic THEN 1 \
+             WHEN {l} = {r} THEN 0 END)"
+        ),
+        &[a.clone(), b.clone()],
+    )
 }
 
 /// True for text that is whole hex pairs: a literal of them, or `upper(encode(…, 'hex'))` (HEX of

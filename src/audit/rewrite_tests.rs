@@ -370,7 +370,7 @@ fn translates_session_statements_the_target_has_an_answer_for() {
     assert_eq!(
         full("SHOW TABLES LIKE 'ord%'"),
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() \
-         AND table_type IN ('BASE TABLE', 'VIEW') AND table_name LIKE 'ord%' ORDER BY table_name COLLATE \"C\""
+         AND table_type IN ('BASE TABLE', 'VIEW') AND table_name LIKE 'ord%' ORDER BY table_name COLLATE ucs_basic"
     );
     assert_eq!(audit_rw("SHOW TABLES FROM other_db"), None);
     assert_eq!(audit_rw("LOCK TABLES kv WRITE"), None);
@@ -499,6 +499,15 @@ fn spells_out_strings_and_enums_meeting_numbers() {
         )
     );
     assert_eq!(rw("SELECT UNHEX(name) FROM c"), None);
+    // Under name's `_ci` collation (PAD SPACE): upper case, as `*_general_ci` weighs letters.
+    assert_eq!(
+        rw("SELECT STRCMP(name, 'Carol') FROM c").as_deref(),
+        Some(
+            "SELECT (CASE WHEN rtrim(upper(name)) < rtrim(upper('Carol')) COLLATE ucs_basic THEN -1 \
+             WHEN rtrim(upper(name)) > rtrim(upper('Carol')) COLLATE ucs_basic THEN 1 \
+             WHEN rtrim(upper(name)) = rtrim(upper('Carol')) THEN 0 END) FROM c"
+        )
+    );
     assert_eq!(
         rw("SELECT id FROM c WHERE sku = 'A1 '").as_deref(),
         Some("SELECT id FROM c WHERE rtrim(sku) = rtrim('A1 ')")

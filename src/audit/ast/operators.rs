@@ -13,9 +13,21 @@ impl<'a, 'c> Checker<'a, 'c> {
         op: &BinaryOperator,
         right: &Expr,
     ) -> Typed<'a> {
+        use BinaryOperator::*;
+        // `a = 'x' || b = 'y'` is MySQL's OR of two comparisons; the tree, where `||` binds tighter
+        // than `=`, holds `(a = ('x' || b)) = 'y'`, a chain of comparisons the target rejects (they
+        // do not associate there). Those comparisons are not the statement's: the `||` under them
+        // is reported as an OR of conditions and nothing is compared.
+        let chained =
+            |x: &Expr| matches!(x, Expr::BinaryOp { op, .. } if is_comparison(op)) && misread_or(x);
+        if is_comparison(op) && (chained(left) || chained(right)) {
+            for x in [left, right] {
+                self.misread_operand(x);
+            }
+            return Typed::of(Ty::Bool);
+        }
         let l = self.expr(left);
         let r = self.expr(right);
-        use BinaryOperator::*;
         match op {
             Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship => {
                 self.compare(pos(e), &l, &r, op);
@@ -309,4 +321,50 @@ pub(super) fn is_zero_literal(text: &str) -> bool {
         .trim_start_matches('.')
         .trim_start_matches('0')
         .is_empty()
+}
+
+fn is_comparison(op: &BinaryOperator) -> bool {
+    use BinaryOperator::*;
+    matches!(op, Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship)
+}
+
+/// True for a `||` or a comparison with one under it, through comparisons only: an operand of
+/// a comparison that MySQL reads as part of an OR (see [`Checker::binary`]).
+fn misread_or(e: &Expr) -> bool {
+    match e {
+        Expr::BinaryOp {
+            op: BinaryOperator::StringConcat,
+            ..
+        } => true,
+        Expr::BinaryOp { left, op, right } if is_comparison(op) => {
+            misread_or(left) || misread_or(right)
+        }
+        _ => false,
+    }
+}
+
+impl<'a, 'c> Checker<'a, 'c> {
+    /// An operand of a comparison misread around a `||`: the `||` is an OR of conditions
+    /// (LEX-007E), the comparisons are skipped, everything else is checked as usual.
+    fn misread_operand(&mut self, e: &Expr) {
+        match e {
+            Expr::BinaryOp {
+                left,
+                op: BinaryOperator::StringConcat,
+                right,
+            } => {
+                let (ln, cn) = pos(e);
+                self.push(Hit::new("LEX-007E").pos(ln, cn));
+                self.misread_operand(left);
+                self.misread_operand(right);
+            }
+            Expr::BinaryOp { left, op, right } if is_comparison(op) => {
+                self.misread_operand(left);
+                self.misread_operand(right);
+            }
+            x => {
+                self.expr(x);
+            }
+        }
+    }
 }
