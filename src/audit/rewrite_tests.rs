@@ -8,15 +8,21 @@ fn audit_rw(sql: &str) -> Option<String> {
 
 /// The statement's whole rewrite for PostgreSQL against the schema `ddl` creates.
 fn rewrite_against(ddl: &str, sql: &str) -> Option<String> {
+    against(ddl, |ctx| {
+        statement_rewrite(sql, ctx, &findings_of(sql, ctx))
+    })
+}
+
+/// `f` under the postgres profile with the schema `ddl` declares.
+fn against<T>(ddl: &str, f: impl FnOnce(&crate::audit::Context) -> T) -> T {
     let schema = crate::schema::ddl::schema_from_ddl(ddl, "s.sql").schema;
     let profile = crate::profile::load_profile("postgres", None).expect("profile");
     let opts = crate::audit::AuditOptions::default();
-    let ctx = crate::audit::Context {
+    f(&crate::audit::Context {
         profile: &profile,
         schema: Some(&schema),
         options: &opts,
-    };
-    statement_rewrite(sql, &ctx, &findings_of(sql, &ctx))
+    })
 }
 
 #[test]
@@ -106,6 +112,17 @@ fn pipes_joining_conditions_are_audited_as_or() {
             "SELECT id FROM c WHERE rtrim(lower(country)) = rtrim(lower('DE')) OR rtrim(lower(country)) = rtrim(lower('FR'))"
         )
     );
+    // The finding is the rejected OR of conditions, not the misread tree's comparison of a
+    // boolean with 'FR' (the target rejects the chain of `=`).
+    let rules = |sql: &str| -> Vec<String> {
+        against(ddl, |ctx| {
+            findings_of(sql, ctx).into_iter().map(|f| f.rule).collect()
+        })
+    };
+    assert_eq!(rules(sql), ["LEX-007E"]);
+    // One comparison of a `||`: runs on the target with another meaning, a warning.
+    let one = rules("SELECT id FROM c WHERE country = 'DE' || 'FR'");
+    assert!(!one.contains(&"LEX-007E".to_string()), "{one:?}");
 }
 
 #[test]
@@ -370,7 +387,7 @@ fn translates_session_statements_the_target_has_an_answer_for() {
     assert_eq!(
         full("SHOW TABLES LIKE 'ord%'"),
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() \
-         AND table_type IN ('BASE TABLE', 'VIEW') AND table_name LIKE 'ord%' ORDER BY table_name COLLATE ucs_basic"
+         AND table_type IN ('BASE TABLE', 'VIEW') AND table_name LIKE 'ord%' ORDER BY table_name COLLATE \"C\""
     );
     assert_eq!(audit_rw("SHOW TABLES FROM other_db"), None);
     assert_eq!(audit_rw("LOCK TABLES kv WRITE"), None);
