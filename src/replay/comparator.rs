@@ -675,6 +675,19 @@ pub(super) async fn compare_loop(
     acc
 }
 
+/// An upsert's counts of affected rows under the two conventions can describe the same rows: the
+/// target's `m` rows inserted or updated are MySQL's `n` with each updated row counted twice and each
+/// unchanged one not at all, so `n` lies in `0..=2m` (and no result sets on either side).
+fn upsert_counts_agree(
+    mysql: &crate::db::exec::Outcome,
+    target: &crate::db::exec::Outcome,
+) -> bool {
+    match (mysql.affected, target.affected) {
+        (Some(n), Some(m)) => mysql.sets.is_empty() && target.sets.is_empty() && n <= 2 * m,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -717,18 +730,5 @@ mod tests {
         // Pruned from one side's log: it ended long before, as on the side that still has it.
         let (p, i) = logs(&[], &[write(250_000, &t)]);
         assert!(!raced(w, 1, &tables, &p, &i));
-    }
-}
-
-/// An upsert's counts of affected rows under the two conventions can describe the same rows: the
-/// target's `m` rows inserted or updated are MySQL's `n` with each updated row counted twice and each
-/// unchanged one not at all, so `n` lies in `0..=2m` (and no result sets on either side).
-fn upsert_counts_agree(
-    mysql: &crate::db::exec::Outcome,
-    target: &crate::db::exec::Outcome,
-) -> bool {
-    match (mysql.affected, target.affected) {
-        (Some(n), Some(m)) => mysql.sets.is_empty() && target.sets.is_empty() && n <= 2 * m,
-        _ => false,
     }
 }
