@@ -225,7 +225,11 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
             cutover::audit::run_for_rewrites(&run, &TermProgress::new(a.out.quiet))?;
         opts.rewrites = Some(std::sync::Arc::new(rewrites));
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = cutover::replay::runtime_threads(&opts) {
+        runtime.worker_threads(n);
+    }
+    let runtime = runtime
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;

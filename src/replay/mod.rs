@@ -49,6 +49,16 @@ pub enum Pace {
     Max,
 }
 
+/// The async runtime's worker threads for a replay: one when it drives only the source; None for
+/// tokio's default (one per core, or `TOKIO_WORKER_THREADS` when set). The sessions' tasks wait on
+/// the network: with one side the work per statement is small, and a second worker thread mostly
+/// adds cross-thread wake-ups (2026-12-06, 8-session sysbench capture on 2 cores, interleaved runs:
+/// one thread +8% QPS and 15% less CPU). With a target, comparing every result wants the cores
+/// (the same A/A rate with one or two threads, then; more cores are left to help).
+pub fn runtime_threads(opts: &ReplayOptions) -> Option<usize> {
+    (opts.target.is_none() && std::env::var_os("TOKIO_WORKER_THREADS").is_none()).then_some(1)
+}
+
 /// Everything a replay needs.
 #[derive(Clone, Debug)]
 pub struct ReplayOptions {
