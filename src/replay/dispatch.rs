@@ -70,7 +70,8 @@ pub(super) struct DispatchSummary {
 
 /// What the reader thread sends the dispatcher.
 pub(super) enum BatchMsg {
-    Batch(crate::capture::Batch),
+    /// Events, and per event the microseconds its schedule adds to its whole-second stamp.
+    Batch(crate::capture::Batch, Vec<u32>),
     /// The end of the inputs: what was odd about them, and the inputs as read (sizes, hashes).
     End {
         notes: Vec<String>,
@@ -80,14 +81,23 @@ pub(super) enum BatchMsg {
 }
 
 pub(super) fn read_batches(mut reader: EventReader, tx: mpsc::Sender<BatchMsg>) {
+    let mut spreader = super::spread::Spreader::default();
+    let send = |ready: Vec<super::spread::Spread>| {
+        ready
+            .into_iter()
+            .all(|(b, o)| tx.blocking_send(BatchMsg::Batch(b, o)).is_ok())
+    };
     loop {
         match reader.next_batch() {
             Ok(Some(b)) => {
-                if tx.blocking_send(BatchMsg::Batch(b)).is_err() {
+                if !send(spreader.push(b)) {
                     return;
                 }
             }
             Ok(None) => {
+                if !send(spreader.finish()) {
+                    return;
+                }
                 let notes = reader
                     .diagnostics()
                     .examples
@@ -154,7 +164,7 @@ pub(super) async fn dispatch(
     };
     'read: while let Some(msg) = batches.recv().await {
         let batch = match msg {
-            BatchMsg::Batch(b) => b,
+            BatchMsg::Batch(b, o) => (b, o),
             BatchMsg::End { notes, inputs } => {
                 s.notes.extend(notes);
                 s.inputs = inputs;
@@ -162,8 +172,9 @@ pub(super) async fn dispatch(
             }
             BatchMsg::Error(e) => return Err(ReplayError::Input(e)),
         };
+        let (batch, spread) = batch;
         s.fingerprints.extend(batch.new_fingerprints);
-        for ev in batch.events {
+        for (ev, within) in batch.events.into_iter().zip(spread) {
             if stop.load(Ordering::Relaxed) {
                 break 'read;
             }
@@ -234,6 +245,8 @@ pub(super) async fn dispatch(
                 Pace::Speed(speed) => {
                     let due = match ev.start_us {
                         Some(t) => {
+                            // Within its whole second, in log order (see spread.rs).
+                            let t = t + i64::from(within);
                             let b = *base_us.get_or_insert(t);
                             ((t - b).max(0) as f64 / speed) as u64
                         }

@@ -20,6 +20,7 @@ mod merge;
 mod plan;
 mod runner;
 mod scenario;
+mod spread;
 mod stats;
 mod stop;
 mod summary;

@@ -18,6 +18,8 @@ pub const DEFAULT_RELEASE_IDLE: Duration = Duration::from_secs(30);
 pub(super) const MAX_ROWS: usize = 100_000;
 /// How long an ordered statement runs before the next ordered one may start (see `worker`).
 pub(super) const LOCK_GRACE: Duration = Duration::from_millis(2);
+/// Half of tokio's timer resolution (1 ms).
+const TIMER_HALF_TICK: Duration = Duration::from_micros(500);
 
 /// What a worker knows about its session, to replay it and to restore it after a reconnect.
 #[derive(Default)]
@@ -280,7 +282,12 @@ impl Worker {
         // Nothing starts before the replay's start, `--max-speed` included: times are measured
         // from it (a statement sent during the connection headroom would count as taking no time,
         // and a short replay or a shard reported a million statements per second).
-        let d = due.map_or(self.start, |d| d.max(self.start));
+        // The timer fires on the first 1 ms tick at or after the instant it is given: aiming half a
+        // tick early starts a statement within ±0.5 ms of its due time, not up to 1 ms late (a
+        // schedule spread within whole seconds has dues between ticks).
+        let d = due.map_or(self.start, |d| {
+            d.checked_sub(TIMER_HALF_TICK).unwrap_or(d).max(self.start)
+        });
         while Instant::now() < d && !self.stop.load(Ordering::Relaxed) {
             tokio::time::sleep_until(d.min(Instant::now() + Duration::from_millis(100)).into())
                 .await;
