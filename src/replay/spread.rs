@@ -44,19 +44,24 @@ impl Spreader {
     pub(super) fn push(&mut self, batch: Batch) -> Vec<Spread> {
         let no = self.next_batch;
         self.next_batch += 1;
+        // A general log's whole-second stamps (a slow log's start is its end less Query_time: not
+        // in line order, and not spread).
+        let stamps: Vec<(usize, i64)> = batch
+            .events
+            .iter()
+            .enumerate()
+            .filter_map(|(i, ev)| {
+                let t = ev.start_us?;
+                (ev.time_precision == TimePrecision::Second
+                    && t % SECOND_US as i64 == 0
+                    && ev.duration_us.is_none())
+                .then_some((i, t))
+            })
+            .collect();
+        // Held first: a second that ends inside this batch gets its offsets here too.
         let offsets = vec![0; batch.events.len()];
-        for (i, ev) in batch.events.iter().enumerate() {
-            let Some(t) = ev.start_us else {
-                continue;
-            };
-            // A general log's whole-second stamp (a slow log's start is its end less Query_time:
-            // not in line order, and not spread).
-            if ev.time_precision != TimePrecision::Second
-                || t % SECOND_US as i64 != 0
-                || ev.duration_us.is_some()
-            {
-                continue;
-            }
+        self.held.push_back((no, batch, offsets));
+        for (i, t) in stamps {
             match &mut self.open {
                 Some(s) if s.stamp == t => s.events.push((no, i)),
                 // An earlier stamp after a later one: left at its stamp.
@@ -72,7 +77,6 @@ impl Spreader {
                 }
             }
         }
-        self.held.push_back((no, batch, offsets));
         self.ready()
     }
 
@@ -211,6 +215,18 @@ mod tests {
                 0, 250_000, 0, 500_000, 750_000, // second 11, evenly (the unstamped one: 0)
                 0,       // second 12 from its start
             ]
+        );
+    }
+
+    #[test]
+    fn a_second_that_ends_inside_a_batch_is_spread_there_too() {
+        let mut s = Spreader::default();
+        let mut got = offsets(s.push(batch(&[Some(1), Some(2), Some(2), Some(3), Some(3)])));
+        got.extend(offsets(s.push(batch(&[Some(3), Some(3), Some(4)]))));
+        got.extend(offsets(s.finish()));
+        assert_eq!(
+            got,
+            vec![500_000, 0, 500_000, 0, 250_000, 500_000, 750_000, 0]
         );
     }
 
