@@ -200,12 +200,13 @@ fn strcmp(args: &[Expr], tables: &[&Table]) -> Option<Expr> {
     let [a, b] = args else {
         return None;
     };
-    let columns: Vec<_> = args.iter().filter_map(|x| column(x, tables)).collect();
-    if !args
-        .iter()
-        .all(|x| is_string(x) || column(x, tables).is_some_and(|c| c.mysql_type.is_text()))
-    {
-        return None;
+    let mut columns = Vec::new();
+    for x in args {
+        match column(x, tables) {
+            Some(c) if c.mysql_type.is_text() => columns.push(c),
+            _ if is_string(x) => {}
+            _ => return None,
+        }
     }
     let folded = columns.is_empty() || columns.iter().any(|c| c.case_insensitive());
     let pad = columns.iter().any(|c| c.pad_space());

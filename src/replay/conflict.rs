@@ -568,6 +568,16 @@ mod tests {
         })
     }
 
+    /// Orders statements numbered 1, 2, … as the dispatcher does.
+    fn numbered() -> impl FnMut(&mut Conflicts, u64, &str) -> Deps {
+        let mut next = 0;
+        move |c, session, sql| {
+            next += 1;
+            let p = plan(sql.as_bytes(), Mode::All);
+            c.order(next, session, &p, sql.as_bytes())
+        }
+    }
+
     fn kv(pairs: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
         Some(
             pairs
@@ -609,12 +619,7 @@ mod tests {
     #[test]
     fn only_conflicting_statements_wait_and_commits_keep_their_order() {
         let mut c = Conflicts::default();
-        let mut next = 0;
-        let mut order = |c: &mut Conflicts, session: u64, sql: &str| {
-            next += 1;
-            let p = plan(sql.as_bytes(), Mode::All);
-            c.order(next, session, &p, sql.as_bytes())
-        };
+        let mut order = numbered();
         c.control(1, &Control::Begin);
         c.control(2, &Control::Begin);
         assert!(
@@ -655,12 +660,8 @@ mod tests {
     #[test]
     fn a_transaction_holding_a_lock_does_not_wait_for_statements_it_blocked() {
         let mut c = Conflicts::default();
-        let mut next = 0;
-        let mut order = |c: &mut Conflicts, session: u64, sql: &str| {
-            next += 1;
-            let p = plan(sql.as_bytes(), Mode::All);
-            c.order(next, session, &p, sql.as_bytes()).on
-        };
+        let mut next = numbered();
+        let mut order = |c: &mut Conflicts, session: u64, sql: &str| next(c, session, sql).on;
         c.control(1, &Control::Begin);
         c.control(2, &Control::Begin);
         assert!(order(&mut c, 1, "UPDATE t SET a=1 WHERE id=1").is_empty()); // 1
@@ -689,12 +690,8 @@ mod tests {
     #[test]
     fn the_window_files_statements_by_their_rows_and_still_finds_every_conflict() {
         let mut c = Conflicts::default();
-        let mut next = 0;
-        let mut on = |c: &mut Conflicts, session: u64, sql: &str| {
-            next += 1;
-            let p = plan(sql.as_bytes(), Mode::All);
-            c.order(next, session, &p, sql.as_bytes()).on
-        };
+        let mut next = numbered();
+        let mut on = |c: &mut Conflicts, session: u64, sql: &str| next(c, session, sql).on;
         for id in 1..=20 {
             assert!(on(&mut c, id, &format!("UPDATE t SET a=1 WHERE id={id}")).is_empty());
         } // 1..=20

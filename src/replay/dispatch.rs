@@ -163,7 +163,7 @@ pub(super) async fn dispatch(
         _ => None,
     };
     'read: while let Some(msg) = batches.recv().await {
-        let batch = match msg {
+        let (batch, spread) = match msg {
             BatchMsg::Batch(b, o) => (b, o),
             BatchMsg::End { notes, inputs } => {
                 s.notes.extend(notes);
@@ -172,7 +172,6 @@ pub(super) async fn dispatch(
             }
             BatchMsg::Error(e) => return Err(ReplayError::Input(e)),
         };
-        let (batch, spread) = batch;
         s.fingerprints.extend(batch.new_fingerprints);
         for (ev, within) in batch.events.into_iter().zip(spread) {
             if stop.load(Ordering::Relaxed) {

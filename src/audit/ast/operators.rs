@@ -29,7 +29,7 @@ impl<'a, 'c> Checker<'a, 'c> {
         let l = self.expr(left);
         let r = self.expr(right);
         match op {
-            Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship => {
+            op if is_comparison(op) => {
                 self.compare(pos(e), &l, &r, op);
                 Typed::of(Ty::Bool)
             }
