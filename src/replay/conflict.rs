@@ -293,109 +293,136 @@ pub(super) fn row_key(sql: &[u8]) -> Option<RowKey> {
 }
 
 /// One remembered ordered statement on a table.
+#[derive(Clone)]
 struct Entry {
     seq: u64,
     session: u64,
     key: Option<std::sync::Arc<Key>>,
 }
 
-/// Where a remembered statement is filed in its table's window: by its key's column and value
-/// hashes, or None for the whole table.
-type Bucket = Option<(u128, u64)>;
+/// The remembered statements of one table that name rows by the same columns.
+#[derive(Default)]
+struct ColumnSet {
+    /// The columns' name hashes.
+    columns: Vec<u64>,
+    /// By the hash of all their values, in statement order.
+    by_values: FxHashMap<u64, VecDeque<Entry>>,
+    /// By one column's (name hash, value hash): each statement is filed under each of its columns,
+    /// in statement order, so that a statement naming rows by other columns finds the ones that
+    /// agree with it on a column they share without looking at the rest.
+    by_column: FxHashMap<(u64, u64), VecDeque<Entry>>,
+    len: usize,
+}
 
 /// The last WINDOW ordered statements on one table, filed so that a statement naming rows is
-/// compared only with those that may touch them: statements on other columns, on the whole table,
-/// and on the same columns with the same values hash. (Scanning all of them was 5% of a sysbench
-/// replay's CPU on 2026-12-06, most of them `id = n` on other rows.)
+/// compared only with those that may touch them: statements on the whole table, and statements
+/// naming rows that agree with it on a column both name (or share no column with it). Scanning
+/// all of them was 5% of a sysbench replay's CPU on 2026-12-06 (most of them `id = n` on other
+/// rows), and filing by the whole key alone still scanned every one-row INSERT for each
+/// `id = n` statement and the reverse (4% on the same replay, hot rows making it worse).
 #[derive(Default)]
 struct TableWindow {
     /// The window in statement order, for eviction.
-    order: VecDeque<(u64, Bucket)>,
-    /// Statements naming rows, by their columns' hash, then their values' hash.
-    keyed: FxHashMap<u128, FxHashMap<u64, VecDeque<Entry>>>,
+    order: VecDeque<(u64, Option<std::sync::Arc<Key>>)>,
+    /// Statements naming rows, by their columns' hash.
+    keyed: FxHashMap<u128, ColumnSet>,
     /// Statements on the whole table.
     whole: VecDeque<Entry>,
     /// The highest statement folded out of the window (0: none).
     evicted: u64,
 }
 
-fn bucket_of(key: &Option<std::sync::Arc<Key>>) -> Bucket {
-    key.as_ref().map(|k| (k.columns_hash, k.values_hash))
-}
-
 impl TableWindow {
-    /// The remembered statements that may touch the rows `key` names (all of them for None);
-    /// `overlaps` decides among them.
-    fn candidates<'w>(
-        &'w self,
-        key: &Option<std::sync::Arc<Key>>,
-    ) -> impl Iterator<Item = &'w Entry> + 'w {
-        let bucket = bucket_of(key);
-        let keyed = self.keyed.iter().flat_map(move |(ch, by_values)| {
-            let same_columns = bucket.filter(|(c, _)| c == ch);
-            let (one, all) = match same_columns {
-                Some((_, vh)) => (by_values.get(&vh), None),
-                None => (None, Some(by_values.values().flatten())),
+    /// Calls `f` with the remembered statements that may touch the rows `key` names (all of them
+    /// for None); `overlaps` decides among them.
+    fn for_each_candidate(&self, key: &Option<std::sync::Arc<Key>>, mut f: impl FnMut(&Entry)) {
+        self.whole.iter().for_each(&mut f);
+        for (ch, set) in &self.keyed {
+            let all = || set.by_values.values().flatten();
+            let Some(k) = key else {
+                all().for_each(&mut f);
+                continue;
             };
-            one.into_iter().flatten().chain(all.into_iter().flatten())
-        });
-        self.whole.iter().chain(keyed)
+            if *ch == k.columns_hash {
+                set.by_values
+                    .get(&k.values_hash)
+                    .into_iter()
+                    .flatten()
+                    .for_each(&mut f);
+                continue;
+            }
+            match k.columns.iter().find(|c| set.columns.contains(&c.0)) {
+                // Only statements with the same value in that column can touch the same rows.
+                Some((c, vh, _)) => set
+                    .by_column
+                    .get(&(*c, *vh))
+                    .into_iter()
+                    .flatten()
+                    .for_each(&mut f),
+                // No column in common: nothing tells the rows apart.
+                None => all().for_each(&mut f),
+            }
+        }
     }
 
     fn push(&mut self, e: Entry) {
-        let bucket = bucket_of(&e.key);
-        let last = match bucket {
-            None => self.whole.back(),
-            Some((ch, vh)) => self
-                .keyed
-                .get(&ch)
-                .and_then(|m| m.get(&vh))
-                .and_then(|d| d.back()),
-        };
         // The same statement on the same rows twice (a transaction's end repeats its accesses).
         if self
             .order
             .back()
-            .is_some_and(|&(seq, b)| seq == e.seq && b == bucket)
-            && last.is_some_and(|x| x.key == e.key)
+            .is_some_and(|(seq, key)| *seq == e.seq && *key == e.key)
         {
             return;
         }
-        self.order.push_back((e.seq, bucket));
-        match bucket {
+        self.order.push_back((e.seq, e.key.clone()));
+        match e.key.clone() {
             None => self.whole.push_back(e),
-            Some((ch, vh)) => self
-                .keyed
-                .entry(ch)
-                .or_default()
-                .entry(vh)
-                .or_default()
-                .push_back(e),
+            Some(k) => {
+                let set = self.keyed.entry(k.columns_hash).or_default();
+                if set.len == 0 {
+                    set.columns = k.columns.iter().map(|c| c.0).collect();
+                }
+                set.len += 1;
+                for (c, vh, _) in &k.columns {
+                    set.by_column
+                        .entry((*c, *vh))
+                        .or_default()
+                        .push_back(e.clone());
+                }
+                set.by_values.entry(k.values_hash).or_default().push_back(e);
+            }
         }
         while self.order.len() > WINDOW {
-            let Some((seq, bucket)) = self.order.pop_front() else {
+            let Some((seq, key)) = self.order.pop_front() else {
                 break;
             };
             self.evicted = self.evicted.max(seq);
             // Each list is in statement order, as the window: the oldest is at its front.
-            match bucket {
-                None => {
-                    self.whole.pop_front();
-                }
-                Some((ch, vh)) => {
-                    if let Some(by_values) = self.keyed.get_mut(&ch) {
-                        if let Some(d) = by_values.get_mut(&vh) {
-                            d.pop_front();
-                            if d.is_empty() {
-                                by_values.remove(&vh);
-                            }
-                        }
-                        if by_values.is_empty() {
-                            self.keyed.remove(&ch);
-                        }
-                    }
-                }
+            let Some(k) = key else {
+                self.whole.pop_front();
+                continue;
+            };
+            let Some(set) = self.keyed.get_mut(&k.columns_hash) else {
+                continue;
+            };
+            pop_oldest(&mut set.by_values, k.values_hash);
+            for (c, vh, _) in &k.columns {
+                pop_oldest(&mut set.by_column, (*c, *vh));
             }
+            set.len -= 1;
+            if set.len == 0 {
+                self.keyed.remove(&k.columns_hash);
+            }
+        }
+    }
+}
+
+/// Drops the oldest statement filed under `at`, and the list when it is empty.
+fn pop_oldest<K: std::hash::Hash + Eq>(lists: &mut FxHashMap<K, VecDeque<Entry>>, at: K) {
+    if let Some(d) = lists.get_mut(&at) {
+        d.pop_front();
+        if d.is_empty() {
+            lists.remove(&at);
         }
     }
 }
@@ -508,7 +535,7 @@ impl Conflicts {
                 // Conflicts with a statement no longer in the window cannot be ruled out.
                 deps.all_before = deps.all_before.max(w.evicted + 1);
             }
-            for e in w.candidates(&a.key) {
+            w.for_each_candidate(&a.key, |e| {
                 if e.session != session
                     && overlaps(&e.key, &a.key)
                     && !held.iter().any(|t| {
@@ -519,7 +546,7 @@ impl Conflicts {
                 {
                     on.push((e.seq, e.session));
                 }
-            }
+            });
             w.push(Entry {
                 seq,
                 session,
@@ -711,7 +738,51 @@ mod tests {
         assert_eq!(
             on(&mut c, 95, "UPDATE t SET a=5 WHERE id=19"),
             vec![19, 22, 24]
+        ); // 25
+        // A one-row INSERT names its row by all its columns: it meets the statements that agree
+        // with it on a column both name (id = 19; not k = 5), and the whole table.
+        assert_eq!(
+            on(&mut c, 94, "INSERT INTO t (id, k) VALUES (19, 4)"),
+            vec![19, 24, 25]
+        ); // 26
+        assert_eq!(
+            on(&mut c, 93, "UPDATE t SET a=6 WHERE id=19 AND k=4"),
+            vec![19, 24, 25, 26]
+        ); // 27
+        // No column in common with the others: any row may be theirs.
+        assert_eq!(
+            on(&mut c, 92, "UPDATE t SET a=7 WHERE c='x'"),
+            (1..=27).collect::<Vec<u64>>()
+        ); // 28
+        // Statements folded out of the window leave no trace in its files: after a full window of
+        // two-column rows, a row on id meets only what the window holds, and each only once.
+        let mut c = Conflicts::default();
+        let mut next = numbered();
+        let mut on = |c: &mut Conflicts, session: u64, sql: &str| next(c, session, sql);
+        let n = WINDOW as u64 + 10;
+        for i in 1..=n {
+            let sql = format!("INSERT INTO t (id, k) VALUES ({}, {i})", i % 3);
+            on(&mut c, i, &sql);
+        }
+        let w = &c.tables["t"];
+        let filed: usize = w
+            .keyed
+            .values()
+            .map(|s| s.by_values.values().map(VecDeque::len).sum::<usize>())
+            .sum();
+        let by_column: usize = w
+            .keyed
+            .values()
+            .map(|s| s.by_column.values().map(VecDeque::len).sum::<usize>())
+            .sum();
+        assert_eq!(
+            (w.order.len(), filed, by_column),
+            (WINDOW, WINDOW, 2 * WINDOW)
         );
+        let d = on(&mut c, 0, "DELETE FROM t WHERE id=1");
+        assert_eq!(d.all_before, n - WINDOW as u64 + 1);
+        let expect: Vec<u64> = (n - WINDOW as u64 + 1..=n).filter(|i| i % 3 == 1).collect();
+        assert_eq!(d.on, expect);
     }
 
     #[test]
