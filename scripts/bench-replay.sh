@@ -80,9 +80,13 @@ aa=()
 for kind in general slow; do
   copy cutover_bench_snap cutover_bench_a
   copy cutover_bench_snap cutover_bench_b
-  line=$("$BIN" replay "$DATA/$kind-text.log" --source "$base/cutover_bench_a" --target "$base/cutover_bench_b" --speed 1 --mode all --allow-writes --format json -q | python3 "$DATA/aa_row.py" "$kind")
+  # The report is kept, and the exit code shown: 1 is a regression flagged between identical copies
+  # (the flap issue 15 forbids), 2 a failed run; either must be seen, not end the script unexplained.
+  rc=0
+  "$BIN" replay "$DATA/$kind-text.log" --source "$base/cutover_bench_a" --target "$base/cutover_bench_b" --speed 1 --mode all --allow-writes --format json -q -o "$DATA/aa-$kind.json" || rc=$?
+  line=$(python3 "$DATA/aa_row.py" "$kind" <"$DATA/aa-$kind.json")
   if [ "$(checksum cutover_bench_a)" = "$(checksum cutover_bench_b)" ]; then same=identical; else same="**differ**"; fi
-  aa+=("$line | $same |")
+  aa+=("$line | $same | $rc |")
 done
 sql "DROP DATABASE IF EXISTS cutover_bench_run; DROP DATABASE IF EXISTS cutover_bench_snap; DROP DATABASE IF EXISTS cutover_bench_a; DROP DATABASE IF EXISTS cutover_bench_b"
 events=$(grep -c $' Query\t' "$LOG" || true)
@@ -103,6 +107,6 @@ echo "At --speed 1 (captured order of writes kept): $n statements at $q QPS, sta
 echo
 echo "A/A of the default at --speed 1 (source / target where two figures):"
 echo
-echo "| log | statements | recorded QPS | source QPS | pace (source / target) | start lag p99 ms | mismatches | lock cycles / 2 s timeouts (source) | copies after |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| log | statements | recorded QPS | source QPS | pace (source / target) | start lag p99 ms | mismatches | lock cycles / 2 s timeouts (source) | copies after | exit code |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${aa[@]}"

@@ -585,6 +585,7 @@ impl Conflicts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
     use crate::replay::plan::{Mode, plan};
 
     fn key(sql: &str) -> Option<Vec<(String, String)>> {
@@ -712,6 +713,58 @@ mod tests {
         assert!(order(&mut c, 8, "UPDATE w SET a=1 WHERE id=1").is_empty()); // 11
         assert_eq!(order(&mut c, 7, "UPDATE w SET a=2 WHERE id=1"), vec![11]); // 12
         assert_eq!(order(&mut c, 7, "COMMIT"), vec![11]); // 13
+    }
+
+    #[test]
+    fn the_window_files_find_what_a_scan_of_the_whole_window_finds() {
+        // Random keys over a few columns and values, some whole-table statements, more than a
+        // window of them: each lookup must find exactly the overlapping statements a scan of
+        // everything the window holds finds.
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rand = move |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let columns = ["id", "k", "w", "d"];
+        let random_key = |rand: &mut dyn FnMut(u64) -> u64| -> Option<Arc<Key>> {
+            if rand(10) == 0 {
+                return None;
+            }
+            let mut pairs: RowKey = Vec::new();
+            for c in columns {
+                if rand(2) == 0 {
+                    pairs.push((c.to_string(), rand(4).to_string().into_bytes()));
+                }
+            }
+            if pairs.is_empty() {
+                pairs.push(("id".into(), rand(4).to_string().into_bytes()));
+            }
+            Some(Arc::new(Key::new(pairs)))
+        };
+        let mut w = TableWindow::default();
+        for seq in 1..=3 * WINDOW as u64 {
+            let key = random_key(&mut rand);
+            let mut found: Vec<u64> = Vec::new();
+            w.for_each_candidate(&key, |e| {
+                if overlaps(&e.key, &key) {
+                    found.push(e.seq)
+                }
+            });
+            found.sort_unstable();
+            let mut scanned: Vec<u64> = w
+                .order
+                .iter()
+                .filter(|(_, k)| overlaps(k, &key))
+                .map(|(s, _)| *s)
+                .collect();
+            scanned.sort_unstable();
+            assert_eq!(found, scanned, "statement {seq}, key {key:?}");
+            w.push(Entry {
+                seq,
+                session: seq % 7,
+                key,
+            });
+        }
     }
 
     #[test]
