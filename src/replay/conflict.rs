@@ -585,8 +585,8 @@ impl Conflicts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use crate::replay::plan::{Mode, plan};
+    use std::sync::Arc;
 
     fn key(sql: &str) -> Option<Vec<(String, String)>> {
         row_key(sql.as_bytes()).map(|k| {
@@ -722,7 +722,9 @@ mod tests {
         // everything the window holds finds.
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut rand = move |n: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) % n
         };
         let columns = ["id", "k", "w", "d"];

@@ -11,6 +11,9 @@ use std::time::Duration;
 /// How long a statement waits for the statements it conflicts with before it goes anyway.
 pub(super) const ORDER_WAIT: Duration = Duration::from_secs(2);
 
+/// The longest an ordered statement holds back the statements waiting for it (see `lock_grace`).
+const MAX_LOCK_GRACE: Duration = Duration::from_millis(50);
+
 /// How long a statement waits before looking (once) for a wait cycle through the server's locks.
 const PROBE_AFTER: Duration = Duration::from_millis(200);
 /// With `--break-lock-cycles`: how often a waiting statement looks for a cycle it should break.
@@ -47,6 +50,8 @@ pub struct OrderGate {
     /// Per session waiting at the gate now: its statement's place in the order, and the sessions it
     /// waits for.
     waiting: std::sync::Mutex<FxHashMap<u64, (u64, Vec<u64>)>>,
+    /// A running estimate of the median latency of ordered statements on this side, µs.
+    median_latency_us: std::sync::atomic::AtomicU64,
 }
 
 impl OrderGate {
@@ -238,6 +243,34 @@ impl OrderGate {
         self.notify.notify_waiters();
     }
 
+    /// How long an ordered statement runs before the statements waiting for it may go: by then it
+    /// holds its locks or waits for one (and waiting for it to finish could wait on a lock the
+    /// waiting statement's own transaction holds). LOCK_GRACE on a side that answers in well under
+    /// a millisecond; on a loaded side (an A/A with both copies on one server runs at 40% of the
+    /// recorded pace, statements queueing for the CPU before they reach their rows) four times the
+    /// median latency, up to 50 ms, so that a statement still on its way to its row lock is not
+    /// overtaken by the one captured after it.
+    pub(super) fn lock_grace(&self) -> Duration {
+        let median = self.median_latency_us.load(Ordering::Relaxed);
+        Duration::from_micros(median.saturating_mul(4))
+            .clamp(super::worker::LOCK_GRACE, MAX_LOCK_GRACE)
+    }
+
+    /// Moves the median estimate towards `latency` by a small step (the median, not the mean:
+    /// statements blocked on row locks for long must not stretch the grace of the rest).
+    pub(super) fn observe_latency(&self, latency: Duration) {
+        let x = latency.as_micros() as u64;
+        let m = self.median_latency_us.load(Ordering::Relaxed);
+        let step = (m / 32).max(1);
+        let next = match x.cmp(&m) {
+            std::cmp::Ordering::Greater => m + step,
+            std::cmp::Ordering::Less => m - step.min(m),
+            std::cmp::Ordering::Equal => m,
+        };
+        // Racing updates from other sessions may overwrite each other: a lost step is harmless.
+        self.median_latency_us.store(next, Ordering::Relaxed);
+    }
+
     pub(super) fn started(&self, seq: u64) {
         if let Ok(mut s) = self.state.lock() {
             let (next, ahead) = &mut *s;
@@ -305,6 +338,32 @@ fn earliest_in_cycle(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lock_grace_follows_the_median_latency_not_the_blocked_statements() {
+        let g = OrderGate::default();
+        assert_eq!(g.lock_grace(), super::super::worker::LOCK_GRACE);
+        // A fast side: 300 µs statements keep the 2 ms floor.
+        for _ in 0..2000 {
+            g.observe_latency(Duration::from_micros(300));
+        }
+        assert_eq!(g.lock_grace(), Duration::from_millis(2));
+        // A loaded side: 5 ms statements, one in five blocked on a row lock for half a second.
+        for i in 0..5000 {
+            let ms = if i % 5 == 0 { 500 } else { 5 };
+            g.observe_latency(Duration::from_millis(ms));
+        }
+        let grace = g.lock_grace();
+        assert!(
+            grace >= Duration::from_millis(18) && grace <= Duration::from_millis(24),
+            "{grace:?}"
+        );
+        // Never more than the cap.
+        for _ in 0..5000 {
+            g.observe_latency(Duration::from_secs(1));
+        }
+        assert_eq!(g.lock_grace(), MAX_LOCK_GRACE);
+    }
 
     #[test]
     fn the_earliest_waiter_of_a_cycle_breaks_it() {

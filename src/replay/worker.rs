@@ -16,7 +16,8 @@ use tokio::sync::mpsc;
 pub const DEFAULT_RELEASE_IDLE: Duration = Duration::from_secs(30);
 /// Results with more rows than this are cut to this many before comparing.
 pub(super) const MAX_ROWS: usize = 100_000;
-/// How long an ordered statement runs before the next ordered one may start (see `worker`).
+/// The least an ordered statement runs before the ones waiting for it may start (see
+/// `OrderGate::lock_grace`).
 pub(super) const LOCK_GRACE: Duration = Duration::from_millis(2);
 /// Half of tokio's timer resolution (1 ms).
 const TIMER_HALF_TICK: Duration = Duration::from_micros(500);
@@ -366,7 +367,8 @@ impl Worker {
     }
 
     /// Sends the statement. An ordered statement lets the next one go once it has finished or has run
-    /// for LOCK_GRACE (by then it holds its locks, or waits for one): marking it at its start would let
+    /// for its lock grace (by then it holds its locks, or waits for one; see `OrderGate::lock_grace`):
+    /// marking it at its start would let
     /// the next writer race it for the same row lock, which the capture's order had settled.
     async fn execute(&mut self, job: &Job, text: &[u8]) -> Result<Outcome, DbError> {
         let ordered = self.gate.is_some() && job.order_seq.is_some();
@@ -384,12 +386,18 @@ impl Worker {
             });
         };
         if ordered {
+            let grace = gate.as_ref().map_or(LOCK_GRACE, |g| g.lock_grace());
+            let t0 = Instant::now();
             let exec = c.execute_keyed(text, job.fp);
             tokio::pin!(exec);
-            tokio::select! {
+            let r = tokio::select! {
                 r = &mut exec => { pass(); r }
-                _ = tokio::time::sleep(LOCK_GRACE) => { pass(); exec.await }
+                _ = tokio::time::sleep(grace) => { pass(); exec.await }
+            };
+            if let Some(g) = &gate {
+                g.observe_latency(t0.elapsed());
             }
+            r
         } else {
             pass();
             c.execute_keyed(text, job.fp).await
