@@ -120,8 +120,9 @@ pub fn read_chunk(
     at_eof: bool,
     naive_offset_s: i32,
 ) -> ChunkRecords {
-    // Reserved up front rather than grown by doubling (each regrowth copies the records and
-    // faults in fresh pages): a general-log record is rarely shorter than 64 bytes; what is not used is not touched.
+    // Reserved up front rather than grown by doubling, which copied the records at each regrowth:
+    // a general-log record is rarely shorter than 64 bytes, and what is reserved but not used is
+    // never touched.
     let mut records = Vec::with_capacity(limit.saturating_sub(start) / 64);
     let mut notes = Vec::new();
     let mut pos = start;

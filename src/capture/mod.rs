@@ -526,8 +526,8 @@ fn resolve_stage(
                     continue;
                 };
                 // Sized up front: a 4 MiB batch of a general log is some 60,000 events, and growing
-                // the vector by doubling copied it and faulted in fresh pages for every batch (8% of
-                // a replay's CPU samples were the kernel zeroing those pages, 2026-12-06 profile).
+                // the vector by doubling copied it again and again (2.6% of the resolve thread's
+                // samples in a replay's profile, 2026-12-06).
                 let records: usize = chunks.iter().map(|o| o.events.len()).sum();
                 let mut events = Vec::with_capacity(records);
                 let mut new_fps = Vec::new();

@@ -60,8 +60,9 @@ pub fn read_chunk(
     at_eof: bool,
     naive_offset_s: i32,
 ) -> ChunkRecords {
-    // Reserved up front rather than grown by doubling (each regrowth copies the records and
-    // faults in fresh pages): a slow-log entry, with its header lines, is rarely shorter than 192 bytes; what is not used is not touched.
+    // Reserved up front rather than grown by doubling, which copied the records at each regrowth:
+    // a slow-log entry, with its header lines, is rarely shorter than 192 bytes, and what is
+    // reserved but not used is never touched.
     let mut records = Vec::with_capacity(limit.saturating_sub(start) / 192);
     let mut notes = Vec::new();
     let mut pos = start;

@@ -366,10 +366,10 @@ impl Worker {
         }
     }
 
-    /// Sends the statement. An ordered statement lets the next one go once it has finished or has run
-    /// for its lock grace (by then it holds its locks, or waits for one; see `OrderGate::lock_grace`):
-    /// marking it at its start would let
-    /// the next writer race it for the same row lock, which the capture's order had settled.
+    /// Sends the statement. An ordered statement lets the next one go once it has finished or has
+    /// run for its lock grace (by then it holds its locks, or waits for one; see
+    /// `OrderGate::lock_grace`): marking it at its start would let the next writer race it for the
+    /// same row lock, which the capture's order had settled.
     async fn execute(&mut self, job: &Job, text: &[u8]) -> Result<Outcome, DbError> {
         let ordered = self.gate.is_some() && job.order_seq.is_some();
         let gate = self.gate.clone();
