@@ -206,7 +206,11 @@ impl Worker {
             // Cancelled by Ctrl-C / SIGTERM (or failed while stopping): not a result to compare.
             return Next::Stop;
         }
-        let latency_us = t0.elapsed().as_micros() as u64;
+        let latency = t0.elapsed();
+        if let (Some(g), Some(_)) = (&self.gate, job.order_seq) {
+            g.observe_latency(latency);
+        }
+        let latency_us = latency.as_micros() as u64;
         self.prev_done = Instant::now();
         let at_us = t0.saturating_duration_since(self.start).as_micros() as u64;
         let (snapshot_us, published) = self.visibility(job, r.is_ok(), at_us);
@@ -387,17 +391,12 @@ impl Worker {
         };
         if ordered {
             let grace = gate.as_ref().map_or(LOCK_GRACE, |g| g.lock_grace());
-            let t0 = Instant::now();
             let exec = c.execute_keyed(text, job.fp);
             tokio::pin!(exec);
-            let r = tokio::select! {
+            tokio::select! {
                 r = &mut exec => { pass(); r }
                 _ = tokio::time::sleep(grace) => { pass(); exec.await }
-            };
-            if let Some(g) = &gate {
-                g.observe_latency(t0.elapsed());
             }
-            r
         } else {
             pass();
             c.execute_keyed(text, job.fp).await
