@@ -528,8 +528,8 @@ fn resolve_stage(
                 // Sized up front: a 4 MiB batch of a general log is some 60,000 events, and growing
                 // the vector by doubling copied it again and again (2.6% of the resolve thread's
                 // samples in a replay's profile, 2026-12-06).
-                let records: usize = chunks.iter().map(|o| o.events.len()).sum();
-                let mut events = Vec::with_capacity(records);
+                let in_batch: usize = chunks.iter().map(|o| o.events.len()).sum();
+                let mut events = Vec::with_capacity(in_batch);
                 let mut new_fps = Vec::new();
                 for out in chunks {
                     let lines = out.records.lines;

@@ -11,6 +11,9 @@ use std::time::Duration;
 /// How long a statement waits for the statements it conflicts with before it goes anyway.
 pub(super) const ORDER_WAIT: Duration = Duration::from_secs(2);
 
+/// The least an ordered statement runs before the ones waiting for it may start (see
+/// `lock_grace`).
+const MIN_LOCK_GRACE: Duration = Duration::from_millis(2);
 /// The longest an ordered statement holds back the statements waiting for it (see `lock_grace`).
 const MAX_LOCK_GRACE: Duration = Duration::from_millis(50);
 
@@ -245,15 +248,14 @@ impl OrderGate {
 
     /// How long an ordered statement runs before the statements waiting for it may go: by then it
     /// holds its locks or waits for one (and waiting for it to finish could wait on a lock the
-    /// waiting statement's own transaction holds). LOCK_GRACE on a side that answers in well under
+    /// waiting statement's own transaction holds). MIN_LOCK_GRACE on a side that answers in well under
     /// a millisecond; on a loaded side (an A/A with both copies on one server runs at 40% of the
     /// recorded pace, statements queueing for the CPU before they reach their rows) four times the
     /// median latency, up to 50 ms, so that a statement still on its way to its row lock is not
     /// overtaken by the one captured after it.
     pub(super) fn lock_grace(&self) -> Duration {
         let median = self.median_latency_us.load(Ordering::Relaxed);
-        Duration::from_micros(median.saturating_mul(4))
-            .clamp(super::worker::LOCK_GRACE, MAX_LOCK_GRACE)
+        Duration::from_micros(median.saturating_mul(4)).clamp(MIN_LOCK_GRACE, MAX_LOCK_GRACE)
     }
 
     /// Moves the median estimate towards `latency` by a small step (the median, not the mean:
@@ -342,7 +344,7 @@ mod tests {
     #[test]
     fn the_lock_grace_follows_the_median_latency_not_the_blocked_statements() {
         let g = OrderGate::default();
-        assert_eq!(g.lock_grace(), super::super::worker::LOCK_GRACE);
+        assert_eq!(g.lock_grace(), MIN_LOCK_GRACE);
         // A fast side: 300 µs statements keep the 2 ms floor.
         for _ in 0..2000 {
             g.observe_latency(Duration::from_micros(300));

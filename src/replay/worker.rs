@@ -16,9 +16,6 @@ use tokio::sync::mpsc;
 pub const DEFAULT_RELEASE_IDLE: Duration = Duration::from_secs(30);
 /// Results with more rows than this are cut to this many before comparing.
 pub(super) const MAX_ROWS: usize = 100_000;
-/// The least an ordered statement runs before the ones waiting for it may start (see
-/// `OrderGate::lock_grace`).
-pub(super) const LOCK_GRACE: Duration = Duration::from_millis(2);
 /// Half of tokio's timer resolution (1 ms).
 const TIMER_HALF_TICK: Duration = Duration::from_micros(500);
 
@@ -375,8 +372,12 @@ impl Worker {
     /// `OrderGate::lock_grace`): marking it at its start would let the next writer race it for the
     /// same row lock, which the capture's order had settled.
     async fn execute(&mut self, job: &Job, text: &[u8]) -> Result<Outcome, DbError> {
-        let ordered = self.gate.is_some() && job.order_seq.is_some();
         let gate = self.gate.clone();
+        // Only an ordered statement on a side with a gate holds anyone back.
+        let grace = gate
+            .as_ref()
+            .filter(|_| job.order_seq.is_some())
+            .map(|g| g.lock_grace());
         let pass = || {
             if let (Some(g), Some(os)) = (&gate, job.order_seq) {
                 g.started(os);
@@ -389,8 +390,7 @@ impl Worker {
                 message: "no connection".into(),
             });
         };
-        if ordered {
-            let grace = gate.as_ref().map_or(LOCK_GRACE, |g| g.lock_grace());
+        if let Some(grace) = grace {
             let exec = c.execute_keyed(text, job.fp);
             tokio::pin!(exec);
             tokio::select! {
