@@ -173,7 +173,7 @@ pub(super) async fn dispatch(
             BatchMsg::Error(e) => return Err(ReplayError::Input(e)),
         };
         s.fingerprints.extend(batch.new_fingerprints);
-        for (ev, within) in batch.events.into_iter().zip(spread) {
+        for (mut ev, within) in batch.events.into_iter().zip(spread) {
             if stop.load(Ordering::Relaxed) {
                 break 'read;
             }
@@ -183,7 +183,7 @@ pub(super) async fn dispatch(
                 continue;
             }
             let (sql, is_job) = match ev.command {
-                Command::Query | Command::Execute => (ev.sql.clone(), true),
+                Command::Query | Command::Execute => (std::mem::take(&mut ev.sql), true),
                 Command::InitDb => (
                     format!(
                         "USE `{}`",
