@@ -472,6 +472,19 @@ fn a_a_all_statements_on_identical_copies_of_a_live_capture() {
     );
     assert!(j["sides"]["source"]["commits"].as_u64().unwrap() > 100);
     assert!(j["compared"].as_u64().unwrap() > 5000);
+    // The order gate says how much keeping the captured order held the sessions back.
+    for side in ["source", "target"] {
+        let x = &j["sides"][side];
+        let waited = x["order_wait_s"]
+            .as_f64()
+            .expect("order_wait_s in --mode all");
+        let session_s = x["elapsed_s"].as_f64().unwrap() * j["sessions"].as_f64().unwrap();
+        assert!(x["order_waits"].is_u64(), "{x:#}");
+        assert!(
+            (0.0..=session_s).contains(&waited),
+            "{side}: waited {waited} s of {session_s} session-seconds"
+        );
+    }
     assert_eq!(
         checksum("cutover_replay_a"),
         checksum("cutover_replay_b"),

@@ -51,6 +51,15 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
         "    start lag (ms): p50 {:.3}   p99 {:.3}   max {:.3}",
         g.p50, g.p99, g.max
     )?;
+    if let Some(n) = s.order_waits {
+        writeln!(
+            out,
+            "    order waits: {n:>12}   ({:.3}s in all; lock cycles {}, 2 s timeouts {})",
+            s.order_wait_s.unwrap_or(0.0),
+            s.order_lock_cycles.unwrap_or(0),
+            s.order_wait_timeouts.unwrap_or(0)
+        )?;
+    }
     if let (Some(rec), Some(pace)) = (s.recorded_qps, s.pace) {
         writeln!(
             out,

@@ -41,6 +41,9 @@ struct Probe {
 pub struct OrderGate {
     state: std::sync::Mutex<Passed>,
     pub timeouts: std::sync::atomic::AtomicU64,
+    /// Statements that waited for their turn, and how long they waited in all (µs).
+    pub waits: std::sync::atomic::AtomicU64,
+    pub waited_us: std::sync::atomic::AtomicU64,
     /// Waits found in a wait cycle through a server lock (counted once per cycle, at its earliest
     /// waiting statement); they end at ORDER_WAIT like any other stuck wait.
     pub lock_cycles: std::sync::atomic::AtomicU64,
@@ -174,7 +177,11 @@ impl OrderGate {
         if let Ok(mut w) = self.waiting.lock() {
             w.insert(session, (seq, deps.sessions.clone()));
         }
+        let since = std::time::Instant::now();
         self.wait_turn(deps, session, seq).await;
+        self.waits.fetch_add(1, Ordering::Relaxed);
+        self.waited_us
+            .fetch_add(since.elapsed().as_micros() as u64, Ordering::Relaxed);
         if let Ok(mut w) = self.waiting.lock() {
             w.remove(&session);
         }

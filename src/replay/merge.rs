@@ -25,6 +25,15 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     a.transactions += b.transactions;
     a.reconnects += b.reconnects;
     a.infrastructure_errors += b.infrastructure_errors;
+    // The order gate's counts add up; a shard replayed with `--free-order` has none.
+    let add = |x: Option<u64>, y: Option<u64>| x.zip(y).map(|(x, y)| x + y).or(x).or(y);
+    a.order_wait_timeouts = add(a.order_wait_timeouts, b.order_wait_timeouts);
+    a.order_lock_cycles = add(a.order_lock_cycles, b.order_lock_cycles);
+    a.order_waits = add(a.order_waits, b.order_waits);
+    a.order_wait_s = match (a.order_wait_s, b.order_wait_s) {
+        (Some(x), Some(y)) => Some(x + y),
+        (x, y) => x.or(y),
+    };
     if a.first_infrastructure_error.is_none() {
         a.first_infrastructure_error = b.first_infrastructure_error.clone();
     }

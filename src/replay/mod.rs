@@ -147,6 +147,12 @@ pub struct SideReport {
     /// at the 2 s limit and are among `order_wait_timeouts` (see the README).
     #[serde(default)]
     pub order_lock_cycles: Option<u64>,
+    /// `--mode all`: statements that waited for their turn at all, and their waits added up
+    /// (seconds of session time): how much keeping the captured order held the sessions back.
+    #[serde(default)]
+    pub order_waits: Option<u64>,
+    #[serde(default)]
+    pub order_wait_s: Option<f64>,
     /// Wall time from the first statement to the last, in seconds.
     pub elapsed_s: f64,
     /// When the first statement started and the last ended, seconds since the Unix epoch: `cutover

@@ -131,6 +131,8 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
             if let Some(x) = report.sides.get_mut(side) {
                 x.order_wait_timeouts = Some(g.timeouts.load(Ordering::Relaxed));
                 x.order_lock_cycles = Some(g.lock_cycles.load(Ordering::Relaxed));
+                x.order_waits = Some(g.waits.load(Ordering::Relaxed));
+                x.order_wait_s = Some(g.waited_us.load(Ordering::Relaxed) as f64 / 1e6);
             }
         }
     }

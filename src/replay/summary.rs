@@ -88,6 +88,8 @@ pub(super) fn side_report(
         first_infrastructure_error: a.first_infrastructure_error.clone(),
         order_wait_timeouts: None,
         order_lock_cycles: None,
+        order_waits: None,
+        order_wait_s: None,
         elapsed_s,
         spans_unix_s,
         recorded_qps,
