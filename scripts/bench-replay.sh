@@ -46,16 +46,20 @@ SB=(--db-driver=mysql --mysql-host="$M_HOST" --mysql-port="$M_PORT" --mysql-user
     --mysql-db=cutover_bench_run --tables=4 --table-size=10000 --threads="$THREADS" --time="$TIME" --db-ps-mode=disable --report-interval=0)
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 qps() { python3 -c 'import json,sys; print(round(json.load(sys.stdin)["sides"]["source"]["qps"]))'; }
-sb=(); rp=(); ro=(); rs=()
-for _ in 1 2 3; do
+# The share of the sessions' time spent waiting at the order gate (default ordering).
+waited() { python3 -c 'import json,sys; j=json.load(sys.stdin); s=j["sides"]["source"]; print("%.0f%%" % (100*s["order_wait_s"]/(s["elapsed_s"]*j["sessions"])))'; }
+sb=(); rp=(); ro=(); rs=(); wo=(); ws=()
+for i in 1 2 3; do
   copy cutover_bench_snap cutover_bench_run
   sb+=("$(sysbench oltp_read_write "${SB[@]}" run | grep -E '^\s+queries:' | sed -E 's/.*\((.*) per sec.*/\1/')")
   copy cutover_bench_snap cutover_bench_run
   rp+=("$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --free-order --format json -q | qps)")
   copy cutover_bench_snap cutover_bench_run
-  ro+=("$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q | qps)")
+  "$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q -o "$DATA/ordered-$i.json"
+  ro+=("$(qps <"$DATA/ordered-$i.json")"); wo+=("$(waited <"$DATA/ordered-$i.json")")
   copy cutover_bench_snap cutover_bench_run
-  rs+=("$("$BIN" replay "$SLOW" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q | qps)")
+  "$BIN" replay "$SLOW" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q -o "$DATA/ordered-slow-$i.json"
+  rs+=("$(qps <"$DATA/ordered-slow-$i.json")"); ws+=("$(waited <"$DATA/ordered-slow-$i.json")")
 done
 sb_m=$(printf '%s\n' "${sb[@]}" | median); rp_m=$(printf '%s\n' "${rp[@]}" | median); ro_m=$(printf '%s\n' "${ro[@]}" | median); rs_m=$(printf '%s\n' "${rs[@]}" | median)
 lagof() { python3 -c 'import json,sys; s=json.load(sys.stdin)["sides"]["source"]; l=s["start_lag_ms"]; print(l["p50"], l["p99"], l["max"], s["statements"], round(s["qps"]))'; }
@@ -100,6 +104,7 @@ echo "sysbench runs: ${sb[*]}; free-order replays: ${rp[*]}; ordered replays: ${
 echo
 awk -v a="$sb_m" -v o="$rs_m" 'BEGIN { printf "From the slow log of the same run, default ordering, --max-speed: %.0f QPS (median), **%.0f%%** of sysbench.\n", o, 100*o/a }'
 echo "Slow-log ordered replays: ${rs[*]}"
+echo "Share of the sessions' time spent waiting at the order gate, ordered replays: general log ${wo[*]}; slow log ${ws[*]}."
 read -r p50 p99 mx n q <<<"$lag"
 echo "At --speed 1 (--free-order): $n statements at $q QPS, start lag p50 $p50 ms, p99 $p99 ms, max $mx ms."
 read -r p50 p99 mx n q <<<"$lago"
