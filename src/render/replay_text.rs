@@ -4,7 +4,7 @@ use super::{Render, RenderOptions, md_cell, md_code};
 use crate::replay::{ReplayReport, SideReport};
 use std::io::{self, Write};
 
-fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
+fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::Result<()> {
     writeln!(out, "{name}: {}", s.endpoint)?;
     writeln!(
         out,
@@ -72,6 +72,15 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport) -> io::Result<()> {
                 ""
             }
         )?;
+        if pace < 0.9
+            && let Some(share) = s.order_wait_notable(sessions)
+        {
+            writeln!(
+                out,
+                "                 the sessions waited {:.0}% of their time for the captured order of conflicting writes (--free-order drops it; results may then differ)",
+                share * 100.0
+            )?;
+        }
     }
     if !s.skipped.is_empty() {
         writeln!(out, "    not sent:")?;
@@ -230,7 +239,7 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
     }
     writeln!(out, "sessions: {}\n", r.sessions)?;
     for (name, s) in &r.sides {
-        side(out, name, s)?;
+        side(out, name, s, r.sessions)?;
         writeln!(out)?;
     }
     if r.sides.contains_key("target") {

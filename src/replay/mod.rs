@@ -171,6 +171,23 @@ pub struct SideReport {
     pub lag_hist: SerializedLatency,
 }
 
+impl SideReport {
+    /// The share of the sessions' time spent waiting at the order gate (`--mode all` with the
+    /// captured order kept), given the replay's number of sessions.
+    pub fn order_wait_share(&self, sessions: u64) -> Option<f64> {
+        let session_s = self.elapsed_s * sessions as f64;
+        self.order_wait_s
+            .filter(|_| session_s > 0.0)
+            .map(|w| (w / session_s).min(1.0))
+    }
+
+    /// The share, when keeping the captured order made the sessions wait for a noticeable part
+    /// (5% or more) of their time: a reason the side did not hold the recorded pace.
+    pub fn order_wait_notable(&self, sessions: u64) -> Option<f64> {
+        self.order_wait_share(sessions).filter(|s| *s >= 0.05)
+    }
+}
+
 /// One slice of the timeline.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TimeSlice {
@@ -399,5 +416,28 @@ impl ReplayReport {
     /// True when CI should fail: mismatches or regressions.
     pub fn failed(&self) -> bool {
         self.mismatches > 0 || !self.regressions.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod side_report_tests {
+    use super::SideReport;
+
+    #[test]
+    fn the_order_wait_share_is_of_the_sessions_time_and_notable_from_five_percent() {
+        let side = |waited: Option<f64>, elapsed_s: f64| SideReport {
+            order_wait_s: waited,
+            elapsed_s,
+            ..SideReport::default()
+        };
+        // 8 sessions over 10 s: 80 session-seconds, 16 of them at the gate.
+        let s = side(Some(16.0), 10.0);
+        assert_eq!(s.order_wait_share(8), Some(0.2));
+        assert_eq!(s.order_wait_notable(8), Some(0.2));
+        // 2 of 80: not a reason worth naming.
+        assert_eq!(side(Some(2.0), 10.0).order_wait_notable(8), None);
+        // --free-order (no gate) and an empty run have no share.
+        assert_eq!(side(None, 10.0).order_wait_share(8), None);
+        assert_eq!(side(Some(1.0), 0.0).order_wait_share(8), None);
     }
 }

@@ -420,8 +420,24 @@ fn pace(r: &ReplayReport, source: &SideReport, target: &SideReport, gate: &Gate)
             if status == Status::Pass {
                 "the replay held the recorded load".into()
             } else {
-                "the replay could not hold the recorded load: its latencies describe a lighter one"
-                    .into()
+                let waits: Vec<String> = [("source", source), ("target", target)]
+                    .into_iter()
+                    .filter_map(|(name, s)| {
+                        let share = s.order_wait_notable(r.sessions)?;
+                        Some(format!("{:.0}% ({name})", share * 100.0))
+                    })
+                    .collect();
+                let why = if waits.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; its sessions spent {} of their time waiting for the captured order of conflicting writes (--free-order drops it; results may then differ)",
+                        waits.join(", ")
+                    )
+                };
+                format!(
+                    "the replay could not hold the recorded load: its latencies describe a lighter one{why}"
+                )
             },
             evidence,
         );
