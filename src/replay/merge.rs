@@ -18,6 +18,20 @@ fn merge_lat(a: &SerializedLatency, b: &SerializedLatency, what: &str) -> Result
     Ok(x)
 }
 
+/// The order gate's counts add up; a shard replayed with `--free-order` has none.
+fn add_order_gate(a: &mut SideReport, b: &SideReport) {
+    fn add<T: std::ops::Add<Output = T> + Copy>(x: Option<T>, y: Option<T>) -> Option<T> {
+        match (x, y) {
+            (Some(x), Some(y)) => Some(x + y),
+            (x, y) => x.or(y),
+        }
+    }
+    a.order_wait_timeouts = add(a.order_wait_timeouts, b.order_wait_timeouts);
+    a.order_lock_cycles = add(a.order_lock_cycles, b.order_lock_cycles);
+    a.order_waits = add(a.order_waits, b.order_waits);
+    a.order_wait_s = add(a.order_wait_s, b.order_wait_s);
+}
+
 fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     a.statements += b.statements;
     a.errors += b.errors;
@@ -25,15 +39,7 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     a.transactions += b.transactions;
     a.reconnects += b.reconnects;
     a.infrastructure_errors += b.infrastructure_errors;
-    // The order gate's counts add up; a shard replayed with `--free-order` has none.
-    let add = |x: Option<u64>, y: Option<u64>| x.zip(y).map(|(x, y)| x + y).or(x).or(y);
-    a.order_wait_timeouts = add(a.order_wait_timeouts, b.order_wait_timeouts);
-    a.order_lock_cycles = add(a.order_lock_cycles, b.order_lock_cycles);
-    a.order_waits = add(a.order_waits, b.order_waits);
-    a.order_wait_s = match (a.order_wait_s, b.order_wait_s) {
-        (Some(x), Some(y)) => Some(x + y),
-        (x, y) => x.or(y),
-    };
+    add_order_gate(a, b);
     if a.first_infrastructure_error.is_none() {
         a.first_infrastructure_error = b.first_infrastructure_error.clone();
     }
@@ -327,4 +333,37 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
     out.mismatch_groups
         .sort_by_key(|g| std::cmp::Reverse(g.count));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_order_gates_counts_add_up_across_shards() {
+        let gate = |waits: Option<u64>, s: Option<f64>| SideReport {
+            order_waits: waits,
+            order_wait_s: s,
+            order_wait_timeouts: waits.map(|_| 1),
+            order_lock_cycles: waits.map(|_| 2),
+            ..SideReport::default()
+        };
+        let mut a = gate(Some(10), Some(1.5));
+        add_order_gate(&mut a, &gate(Some(5), Some(0.5)));
+        assert_eq!(
+            (
+                a.order_waits,
+                a.order_wait_s,
+                a.order_wait_timeouts,
+                a.order_lock_cycles
+            ),
+            (Some(15), Some(2.0), Some(2), Some(4))
+        );
+        // A --free-order shard has no gate: the other's counts stand.
+        let mut free = gate(None, None);
+        add_order_gate(&mut free, &a);
+        assert_eq!((free.order_waits, free.order_wait_s), (Some(15), Some(2.0)));
+        add_order_gate(&mut free, &gate(None, None));
+        assert_eq!(free.order_waits, Some(15));
+    }
 }
