@@ -225,10 +225,11 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
             cutover::audit::run_for_rewrites(&run, &TermProgress::new(a.out.quiet))?;
         opts.rewrites = Some(std::sync::Arc::new(rewrites));
     }
-    let mut runtime = tokio::runtime::Builder::new_multi_thread();
-    if let Some(n) = cutover::replay::runtime_threads(&opts) {
-        runtime.worker_threads(n);
-    }
+    let mut runtime = if cutover::replay::single_threaded_runtime(&opts) {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
     let runtime = runtime
         .enable_all()
         .build()

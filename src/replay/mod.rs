@@ -50,14 +50,17 @@ pub enum Pace {
     Max,
 }
 
-/// The async runtime's worker threads for a replay: one when it drives only the source; None for
-/// tokio's default (one per core, or `TOKIO_WORKER_THREADS` when set). The sessions' tasks wait on
-/// the network: with one side the work per statement is small, and a second worker thread mostly
-/// adds cross-thread wake-ups (2026-12-06, 8-session sysbench capture on 2 cores, interleaved runs:
-/// one thread +8% QPS and 15% less CPU). With a target, comparing every result wants the cores
-/// (the same A/A rate with one or two threads, then; more cores are left to help).
-pub fn runtime_threads(opts: &ReplayOptions) -> Option<usize> {
-    (opts.target.is_none() && std::env::var_os("TOKIO_WORKER_THREADS").is_none()).then_some(1)
+/// Whether a replay runs on a single-threaded async runtime (every task on the thread that started
+/// it): when it drives only the source and `TOKIO_WORKER_THREADS` is not set. The sessions' tasks
+/// wait on the network: with one side the work per statement is small, and a second worker thread
+/// mostly adds cross-thread wake-ups (2026-12-06, 8-session sysbench capture on 2 cores, interleaved
+/// runs: one worker thread +8% QPS and 15% less CPU than two). Tokio's current-thread scheduler does
+/// without the multi-threaded one's work-stealing queues and the hand-over from the thread that
+/// waits for the replay to the worker: +4% QPS by default and +7% with `--free-order` over one worker
+/// thread (2026-12-06, seven and four interleaved pairs). With a target, comparing every result
+/// wants the cores (tokio's default, one worker per core).
+pub fn single_threaded_runtime(opts: &ReplayOptions) -> bool {
+    opts.target.is_none() && std::env::var_os("TOKIO_WORKER_THREADS").is_none()
 }
 
 /// Everything a replay needs.
