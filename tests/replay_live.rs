@@ -665,3 +665,48 @@ fn a_dropped_connection_reconnects_with_its_session_state() {
     assert_eq!(s["statements"], 2);
     mysql(None, &format!("DROP DATABASE {db}"));
 }
+
+/// An ordered write still on its way to its row when its lock grace ends (here, its SELECT sleeps
+/// before the INSERT takes the row) holds back the write captured after it on the same row until
+/// the server shows it waiting for a row lock or it finishes: with the grace alone, the later
+/// INSERT took the row first and the captured one failed (the copies of an A/A then ended
+/// different with every result equal).
+#[test]
+fn an_ordered_write_on_its_way_to_its_row_is_not_overtaken() {
+    let _serial = serial();
+    let db = "cutover_replay_grace";
+    mariadb_sbtest(db);
+    let url = with_db(&mysql_url(), db);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("grace.log");
+    write_general_log(
+        &log,
+        "261202 21:16:40\t    30 Connect\troot@127.0.0.1 on x using TCP/IP\n\
+         \t\t    31 Connect\troot@127.0.0.1 on x using TCP/IP\n\
+         \t\t    30 Query\tINSERT INTO sbtest1 (id, k, c, pad) SELECT 20001, SLEEP(0.3), 'first', ''\n\
+         \t\t    31 Query\tINSERT INTO sbtest1 (id, k, c, pad) VALUES (20001, 0, 'second', '')\n\
+         \t\t    30 Quit\t\n\
+         \t\t    31 Quit\t\n",
+    )
+    .unwrap();
+    let j = replay_json(&[
+        log.to_str().unwrap(),
+        "--source",
+        &url,
+        "--mode",
+        "all",
+        "--allow-writes",
+        "--max-speed",
+    ]);
+    let s = &j["sides"]["source"];
+    // As captured: the first INSERT took the row, the second failed on the duplicate key.
+    assert_eq!(
+        mysql(Some(db), "SELECT c FROM sbtest1 WHERE id = 20001").trim(),
+        "first",
+        "{s:#}"
+    );
+    assert_eq!(s["errors"], 1, "{s:#}");
+    assert_eq!(s["order_waits"], 1, "{s:#}");
+    assert_eq!(s["order_held_past_grace"], 1, "{s:#}");
+    mysql(None, &format!("DROP DATABASE {db}"));
+}

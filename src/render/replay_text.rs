@@ -54,10 +54,11 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
     if let Some(n) = s.order_waits {
         writeln!(
             out,
-            "    order waits: {n:>12}   ({:.3}s in all; lock cycles {}, 2 s timeouts {})",
+            "    order waits: {n:>12}   ({:.3}s in all; lock cycles {}, 2 s timeouts {}; held past the lock grace {})",
             s.order_wait_s.unwrap_or(0.0),
             s.order_lock_cycles.unwrap_or(0),
-            s.order_wait_timeouts.unwrap_or(0)
+            s.order_wait_timeouts.unwrap_or(0),
+            s.order_held_past_grace.unwrap_or(0)
         )?;
     }
     if let (Some(rec), Some(pace)) = (s.recorded_qps, s.pace) {

@@ -11,10 +11,11 @@ use std::time::Duration;
 /// How long a statement waits for the statements it conflicts with before it goes anyway.
 pub(super) const ORDER_WAIT: Duration = Duration::from_secs(2);
 
-/// The least an ordered statement runs before the ones waiting for it may start (see
+/// The least an ordered statement runs before the gate asks whether it has reached its rows (see
 /// `lock_grace`).
 const MIN_LOCK_GRACE: Duration = Duration::from_millis(2);
-/// The longest an ordered statement holds back the statements waiting for it (see `lock_grace`).
+/// The longest grace, and the longest between two looks at the server's lock waits (see
+/// `lock_grace`).
 const MAX_LOCK_GRACE: Duration = Duration::from_millis(50);
 
 /// How long a statement waits before looking (once) for a wait cycle through the server's locks.
@@ -41,6 +42,8 @@ struct Probe {
 pub struct OrderGate {
     state: std::sync::Mutex<Passed>,
     pub timeouts: std::sync::atomic::AtomicU64,
+    /// Ordered statements still running at the end of their lock grace (see `reached_rows`).
+    pub held_past_grace: std::sync::atomic::AtomicU64,
     /// Statements that waited for their turn, and how long they waited in all (µs).
     pub waits: std::sync::atomic::AtomicU64,
     pub waited_us: std::sync::atomic::AtomicU64,
@@ -267,13 +270,34 @@ impl OrderGate {
         }
     }
 
-    /// How long an ordered statement runs before the statements waiting for it may go: by then it
-    /// holds its locks or waits for one (and waiting for it to finish could wait on a lock the
-    /// waiting statement's own transaction holds). MIN_LOCK_GRACE on a side that answers in well under
-    /// a millisecond; on a loaded side (an A/A with both copies on one server runs at 40% of the
-    /// recorded pace, statements queueing for the CPU before they reach their rows) four times the
-    /// median latency, up to 50 ms, so that a statement still on its way to its row lock is not
-    /// overtaken by the one captured after it.
+    /// Returns once the statement running on connection `me` past its lock grace has reached its
+    /// rows: it waits for a row lock (it is in the server's lock queue, ahead of the statements
+    /// waiting for it here), or the server cannot tell. A statement still on its way to its rows
+    /// (queued for the CPU on a loaded side) is not overtaken: the lock grace alone let the next
+    /// writer of the same row through first now and then, and an A/A's copies ended different with
+    /// every result equal (2026-12-06, 1 in 9 `--max-speed` runs of a sysbench capture with both
+    /// copies on one MariaDB). Looks again every `every` until then; the statement finishing ends
+    /// the wait too (the caller's).
+    pub(super) async fn reached_rows(&self, me: u32, every: Duration) {
+        self.held_past_grace.fetch_add(1, Ordering::Relaxed);
+        loop {
+            match self.lock_waits().await {
+                Some(waits) if !waits.iter().any(|(w, _)| *w == me) => {
+                    tokio::time::sleep(every).await
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// How long an ordered statement runs before the gate looks whether it has reached its rows
+    /// (`reached_rows`; a transaction's end lets its waiters go then): most statements finish
+    /// sooner, and the server is asked only about the rest (waiting for the statement to finish
+    /// could wait on a lock the waiting statement's own transaction holds). MIN_LOCK_GRACE on a
+    /// side that answers in well under a millisecond; on a loaded side (an A/A with both copies on
+    /// one server runs at 40% of the recorded pace, statements queueing for the CPU before they
+    /// reach their rows) four times the median latency, up to 50 ms, so that the server is not
+    /// asked about every statement.
     pub(super) fn lock_grace(&self) -> Duration {
         let median = self.median_latency_us.load(Ordering::Relaxed);
         Duration::from_micros(median.saturating_mul(4)).clamp(MIN_LOCK_GRACE, MAX_LOCK_GRACE)

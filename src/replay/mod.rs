@@ -156,6 +156,10 @@ pub struct SideReport {
     pub order_waits: Option<u64>,
     #[serde(default)]
     pub order_wait_s: Option<f64>,
+    /// `--mode all`: ordered statements still running at the end of their lock grace, whose
+    /// waiters were held until the server showed them waiting for a row lock (or they finished).
+    #[serde(default)]
+    pub order_held_past_grace: Option<u64>,
     /// Wall time from the first statement to the last, in seconds.
     pub elapsed_s: f64,
     /// When the first statement started and the last ended, seconds since the Unix epoch: `cutover

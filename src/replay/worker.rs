@@ -368,9 +368,8 @@ impl Worker {
     }
 
     /// Sends the statement. An ordered statement lets the next one go once it has finished or has
-    /// run for its lock grace (by then it holds its locks, or waits for one; see
-    /// `OrderGate::lock_grace`): marking it at its start would let the next writer race it for the
-    /// same row lock, which the capture's order had settled.
+    /// reached its rows (see `OrderGate::lock_grace`): marking it at its start would let the next
+    /// writer race it for the same row lock, which the capture's order had settled.
     async fn execute(&mut self, job: &Job, text: &[u8]) -> Result<Outcome, DbError> {
         let gate = self.gate.clone();
         // Only an ordered statement on a side with a gate holds anyone back.
@@ -390,16 +389,25 @@ impl Worker {
                 message: "no connection".into(),
             });
         };
-        if let Some(grace) = grace {
-            let exec = c.execute_keyed(text, job.fp);
-            tokio::pin!(exec);
-            tokio::select! {
-                r = &mut exec => { pass(); r }
-                _ = tokio::time::sleep(grace) => { pass(); exec.await }
-            }
-        } else {
+        let Some(grace) = grace else {
             pass();
-            c.execute_keyed(text, job.fp).await
+            return c.execute_keyed(text, job.fp).await;
+        };
+        // A transaction's end holds the locks of its statements, which have all finished: the
+        // statements waiting for it reach the server's lock queue after it.
+        let ends = matches!(job.plan.control, Control::Commit | Control::Rollback);
+        let me = c.connection_id().filter(|_| !ends);
+        let exec = c.execute_keyed(text, job.fp);
+        tokio::pin!(exec);
+        let reached = async {
+            tokio::time::sleep(grace).await;
+            if let (Some(g), Some(me)) = (&gate, me) {
+                g.reached_rows(me, grace).await;
+            }
+        };
+        tokio::select! {
+            r = &mut exec => { pass(); r }
+            _ = reached => { pass(); exec.await }
         }
     }
 
