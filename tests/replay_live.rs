@@ -710,3 +710,60 @@ fn an_ordered_write_on_its_way_to_its_row_is_not_overtaken() {
     assert_eq!(s["order_held_past_grace"], 1, "{s:#}");
     mysql(None, &format!("DROP DATABASE {db}"));
 }
+
+/// A PostgreSQL target whose tables were loaded and never analyzed is named in the report (its
+/// planner plans them blind until autovacuum gets to them); once analyzed, nothing is said.
+#[test]
+fn a_target_without_planner_statistics_is_named() {
+    let _serial = serial();
+    let db = "cutover_replay_stats";
+    mysql(
+        None,
+        &format!(
+            "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}; CREATE TABLE {db}.t (id INT PRIMARY KEY, v TEXT); INSERT INTO {db}.t VALUES (1, 'x')"
+        ),
+    );
+    common::fresh_pg_database(db);
+    // Autovacuum off for these tables, or it could analyze them before the replay looks.
+    psql(
+        db,
+        "CREATE TABLE t (id INT PRIMARY KEY, v TEXT) WITH (autovacuum_enabled = false);
+         INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g;
+         CREATE TABLE empty (id INT) WITH (autovacuum_enabled = false)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("stats.log");
+    write_general_log(
+        &log,
+        "261202 21:16:40\t    30 Query\tSELECT v FROM t WHERE id = 1\n",
+    )
+    .unwrap();
+    let (src, tgt) = (with_db(&mysql_url(), db), with_db(&pg_url(), db));
+    let args = [
+        log.to_str().unwrap(),
+        "--source",
+        &src,
+        "--target",
+        &tgt,
+        "--max-speed",
+    ];
+    let j = replay_json(&args);
+    assert_eq!(j["sides"]["source"]["unanalyzed"], Value::Null, "{j:#}");
+    // The empty table needs no statistics.
+    assert_eq!(
+        j["sides"]["target"]["unanalyzed"],
+        serde_json::json!({"tables": 1, "examples": ["public.t"]})
+    );
+    let mut text_args = vec!["replay"];
+    text_args.extend_from_slice(&args);
+    let text = String::from_utf8_lossy(&cutover(&text_args).stdout).into_owned();
+    assert!(
+        text.contains("1 table with rows never analyzed (public.t)"),
+        "{text}"
+    );
+    psql(db, "ANALYZE");
+    let j = replay_json(&args);
+    assert_eq!(j["sides"]["target"]["unanalyzed"]["tables"], 0, "{j:#}");
+    mysql(None, &format!("DROP DATABASE {db}"));
+    psql("postgres", &format!("DROP DATABASE {db} WITH (FORCE)"));
+}

@@ -61,6 +61,20 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
             s.order_held_past_grace.unwrap_or(0)
         )?;
     }
+    if let Some(u) = s.unanalyzed.as_ref().filter(|u| u.tables > 0) {
+        writeln!(
+            out,
+            "    statistics:  {} table{} with rows never analyzed ({}{}): the planner planned them blind, and these latencies describe that; ANALYZE them (as after any bulk load) and replay again",
+            u.tables,
+            if u.tables == 1 { "" } else { "s" },
+            u.examples.join(", "),
+            if u.tables as usize > u.examples.len() {
+                ", …"
+            } else {
+                ""
+            }
+        )?;
+    }
     if let (Some(rec), Some(pace)) = (s.recorded_qps, s.pace) {
         writeln!(
             out,

@@ -41,6 +41,10 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     a.reconnects += b.reconnects;
     a.infrastructure_errors += b.infrastructure_errors;
     add_order_gate(a, b);
+    // Each shard looked at the same server when it started: the most it found.
+    if b.unanalyzed.as_ref().map(|u| u.tables) > a.unanalyzed.as_ref().map(|u| u.tables) {
+        a.unanalyzed = b.unanalyzed.clone();
+    }
     if a.first_infrastructure_error.is_none() {
         a.first_infrastructure_error = b.first_infrastructure_error.clone();
     }

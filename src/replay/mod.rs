@@ -21,6 +21,7 @@ mod plan;
 mod runner;
 mod scenario;
 mod spread;
+mod statistics;
 mod stats;
 mod stop;
 mod summary;
@@ -101,6 +102,15 @@ pub struct ReplayOptions {
     pub release_idle: std::time::Duration,
 }
 
+/// Tables a side's planner had no statistics for (see `SideReport::unanalyzed`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Unanalyzed {
+    /// How many.
+    pub tables: u64,
+    /// The largest of them (schema.table), at most ten.
+    pub examples: Vec<String>,
+}
+
 /// One side's figures.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SideReport {
@@ -160,6 +170,11 @@ pub struct SideReport {
     /// waiters were held until the server showed them waiting for a row lock (or they finished).
     #[serde(default)]
     pub order_held_past_grace: Option<u64>,
+    /// A PostgreSQL-family side's tables with rows and no planner statistics when the replay
+    /// started (never analyzed, by hand or by autovacuum); None on a MySQL-family side or when the
+    /// server cannot tell.
+    #[serde(default)]
+    pub unanalyzed: Option<Unanalyzed>,
     /// Wall time from the first statement to the last, in seconds.
     pub elapsed_s: f64,
     /// When the first statement started and the last ended, seconds since the Unix epoch: `cutover

@@ -3,7 +3,7 @@
 //! comparator pairs the two sides' results as they arrive and keeps the statistics.
 
 use super::*;
-use super::{budget, comparator::*, dispatch::*, gate::*, job::*, summary::*};
+use super::{budget, comparator::*, dispatch::*, gate::*, job::*, statistics, summary::*};
 use crate::capture::EventReader;
 use crate::db::DbError;
 use crate::db::exec::Session;
@@ -27,6 +27,13 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
             .await;
     }
     let count = check_connection_budget(&opts).await?;
+    let unanalyzed = (
+        statistics::unanalyzed(&opts.source).await,
+        match &opts.target {
+            Some(t) => statistics::unanalyzed(t).await,
+            None => None,
+        },
+    );
     let reader = EventReader::open(&opts.logs, opts.capture.clone())
         .map_err(|e| ReplayError::Input(e.to_string()))?;
     let mut header = Header::start(SchemaId::REPLAY);
@@ -121,6 +128,11 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
                 s.infrastructure_errors,
                 s.first_infrastructure_error.as_deref().unwrap_or("?")
             ));
+        }
+    }
+    for (side, u) in [("source", unanalyzed.0), ("target", unanalyzed.1)] {
+        if let Some(x) = report.sides.get_mut(side) {
+            x.unanalyzed = u;
         }
     }
     header.inputs = std::mem::take(&mut report.header.inputs);

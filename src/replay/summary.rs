@@ -91,6 +91,7 @@ pub(super) fn side_report(
         order_waits: None,
         order_wait_s: None,
         order_held_past_grace: None,
+        unanalyzed: None,
         elapsed_s,
         spans_unix_s,
         recorded_qps,
