@@ -18,22 +18,18 @@ const HEADROOM: Duration = Duration::from_millis(200);
 
 /// Runs a replay to the end (or until Ctrl-C or `--duration`) and returns its report.
 pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
-    // Fail early on unreachable servers and wrong credentials, before any statement is sent.
-    for ep in std::iter::once(&opts.source).chain(opts.target.iter()) {
-        Session::connect(ep)
-            .await
-            .map_err(ReplayError::Db)?
-            .close()
-            .await;
+    // Fail early on unreachable servers and wrong credentials, before any statement is sent; the
+    // same connection reads the side's planner statistics.
+    let mut unanalyzed = [None, None];
+    for (i, ep) in std::iter::once(&opts.source)
+        .chain(opts.target.iter())
+        .enumerate()
+    {
+        let mut s = Session::connect(ep).await.map_err(ReplayError::Db)?;
+        unanalyzed[i] = statistics::unanalyzed(&mut s).await;
+        s.close().await;
     }
     let count = check_connection_budget(&opts).await?;
-    let unanalyzed = (
-        statistics::unanalyzed(&opts.source).await,
-        match &opts.target {
-            Some(t) => statistics::unanalyzed(t).await,
-            None => None,
-        },
-    );
     let reader = EventReader::open(&opts.logs, opts.capture.clone())
         .map_err(|e| ReplayError::Input(e.to_string()))?;
     let mut header = Header::start(SchemaId::REPLAY);
@@ -130,7 +126,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
             ));
         }
     }
-    for (side, u) in [("source", unanalyzed.0), ("target", unanalyzed.1)] {
+    for (side, u) in ["source", "target"].into_iter().zip(unanalyzed) {
         if let Some(x) = report.sides.get_mut(side) {
             x.unanalyzed = u;
         }

@@ -5,8 +5,8 @@
 //! BENCHMARKS.md). A replay says so instead of reporting those latencies as the target's.
 
 use super::Unanalyzed;
+use crate::db::Engine;
 use crate::db::exec::Session;
-use crate::db::{Endpoint, Engine};
 
 /// How many of the unanalyzed tables the report names.
 const EXAMPLES: usize = 10;
@@ -14,16 +14,14 @@ const EXAMPLES: usize = 10;
 /// Tables with rows that were never analyzed, by hand or by autovacuum, largest first.
 const QUERY: &str = "SELECT schemaname || '.' || relname FROM pg_stat_user_tables WHERE last_analyze IS NULL AND last_autoanalyze IS NULL AND n_live_tup > 0 ORDER BY n_live_tup DESC, 1";
 
-/// The side's tables without planner statistics; None on a MySQL-family side (InnoDB keeps
-/// persistent statistics by itself) or when the server cannot tell (no such view: KaiwuDB).
-pub(super) async fn unanalyzed(ep: &Endpoint) -> Option<Unanalyzed> {
-    if ep.engine != Engine::Postgres {
+/// The tables of the side `s` is connected to without planner statistics; None on a MySQL-family
+/// side (InnoDB keeps persistent statistics by itself) or when the server cannot tell (no such
+/// view: KaiwuDB).
+pub(super) async fn unanalyzed(s: &mut Session) -> Option<Unanalyzed> {
+    if s.engine() != Engine::Postgres {
         return None;
     }
-    let mut s = Session::connect(ep).await.ok()?;
-    let o = s.execute(QUERY).await;
-    s.close().await;
-    let o = o.ok()?;
+    let o = s.execute(QUERY).await.ok()?;
     let names: Vec<String> = o
         .sets
         .first()
