@@ -761,6 +761,48 @@ fn a_target_without_planner_statistics_is_named() {
         text.contains("1 table with rows never analyzed (public.t)"),
         "{text}"
     );
+    // The go/no-go report carries it beside the target's latency and rate.
+    let result = dir.path().join("replay.json");
+    std::fs::write(&result, j.to_string()).unwrap();
+    let report = cutover(&[
+        "report",
+        "--format",
+        "json",
+        "--replay",
+        result.to_str().unwrap(),
+    ]);
+    let r: Value = serde_json::from_slice(&report.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(&report.stderr)
+        )
+    });
+    for id in ["replay.latency", "replay.throughput"] {
+        let c = r["criteria"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id}: {r:#}"));
+        assert_ne!(c["status"], "pass", "{c:#}");
+        assert!(
+            c["summary"]
+                .as_str()
+                .unwrap()
+                .contains("target: 1 table(s) never analyzed"),
+            "{c:#}"
+        );
+        let e = &c["evidence"][0];
+        assert_eq!(
+            (&e["id"], &e["status"]),
+            (&Value::from("target"), &Value::from("warn")),
+            "{c:#}"
+        );
+        assert!(
+            e["detail"].as_str().unwrap().contains("(public.t)"),
+            "{c:#}"
+        );
+    }
     psql(db, "ANALYZE");
     let j = replay_json(&args);
     assert_eq!(j["sides"]["target"]["unanalyzed"]["tables"], 0, "{j:#}");

@@ -85,7 +85,11 @@ pub fn criteria(replay: Option<&ReplayReport>, gate: &Gate) -> (Vec<Criterion>, 
         );
     };
     let source = r.sides.get("source").cloned().unwrap_or_default();
-    let (latency, classes) = super::latency::latency(r, gate);
+    let (mut latency, classes) = super::latency::latency(r, gate);
+    let mut throughput = throughput(&source, target, gate);
+    for c in [&mut latency, &mut throughput] {
+        planned_blind(c, &source, target);
+    }
     (
         vec![
             mismatches(r, gate),
@@ -93,10 +97,60 @@ pub fn criteria(replay: Option<&ReplayReport>, gate: &Gate) -> (Vec<Criterion>, 
             latency,
             coverage(r, &source, gate),
             pace(r, &source, target, gate),
-            throughput(&source, target, gate),
+            throughput,
         ],
         classes,
     )
+}
+
+/// A side whose tables had rows and no planner statistics ran its plans blind (a freshly loaded
+/// PostgreSQL runs seq scans and bad joins until autovacuum gets to it): its latencies and rate
+/// describe that, not the database after ANALYZE. A passing verdict is only a warning then, and
+/// every verdict says why.
+fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
+    let blind: Vec<(&str, &crate::replay::Unanalyzed)> = [("source", source), ("target", target)]
+        .into_iter()
+        .filter_map(|(name, s)| Some((name, s.unanalyzed.as_ref().filter(|u| u.tables > 0)?)))
+        .collect();
+    if blind.is_empty() {
+        return;
+    }
+    if c.status == Status::Pass {
+        c.status = Status::Warn;
+        c.status_before_waivers = Status::Warn;
+    }
+    let mut said = Vec::new();
+    for (name, u) in blind.into_iter().rev() {
+        let examples = u.examples.join(", ");
+        let more = if (u.tables as usize) > u.examples.len() {
+            ", …"
+        } else {
+            ""
+        };
+        said.push(format!("{name}: {} table(s) never analyzed", u.tables));
+        c.evidence.insert(
+            0,
+            ev(
+                "side",
+                name,
+                format!(
+                    "{} table(s) with rows never analyzed ({examples}{more})",
+                    u.tables
+                ),
+                Some(u.tables as f64),
+                Status::Warn,
+                vec![
+                    "the planner had no statistics for them and planned blind: ANALYZE them (vacuumdb --analyze-only) and replay again before trusting this figure".into(),
+                ],
+            ),
+        );
+    }
+    said.reverse();
+    c.summary = format!(
+        "{}; measured with planner statistics missing ({}): ANALYZE and replay again",
+        c.summary,
+        said.join("; ")
+    );
 }
 
 fn mismatches(r: &ReplayReport, gate: &Gate) -> Criterion {
@@ -513,4 +567,72 @@ fn throughput(source: &SideReport, target: &SideReport, gate: &Gate) -> Criterio
         format!("the target ran {:.0}% of the source's rate", share * 100.0),
         vec![side("source", source), side("target", target)],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::Unanalyzed;
+
+    fn passing() -> Criterion {
+        criterion(
+            "replay.throughput",
+            Status::Pass,
+            Some(1.0),
+            String::new(),
+            String::new(),
+            "the target ran 100% of the source's rate".into(),
+            Vec::new(),
+        )
+    }
+
+    #[test]
+    fn a_side_planned_blind_turns_a_pass_into_a_warning_that_says_why() {
+        let source = SideReport::default();
+        let target = SideReport {
+            unanalyzed: Some(Unanalyzed {
+                tables: 12,
+                examples: vec!["public.orders".into(), "public.stock".into()],
+            }),
+            ..SideReport::default()
+        };
+        let mut c = passing();
+        planned_blind(&mut c, &source, &target);
+        assert_eq!(c.status, Status::Warn);
+        assert_eq!(c.status_before_waivers, Status::Warn);
+        assert!(
+            c.summary.contains("target: 12 table(s) never analyzed"),
+            "{}",
+            c.summary
+        );
+        let e = &c.evidence[0];
+        assert_eq!((e.id.as_str(), e.status), ("target", Status::Warn));
+        assert!(
+            e.detail.contains("public.orders, public.stock, …"),
+            "{}",
+            e.detail
+        );
+        assert!(e.notes[0].contains("ANALYZE"), "{:?}", e.notes);
+
+        // A failure stays a failure, with the same warning beside it.
+        let mut failing = passing();
+        failing.status = Status::Fail;
+        planned_blind(&mut failing, &target, &target);
+        assert_eq!(failing.status, Status::Fail);
+        assert_eq!(failing.evidence.len(), 2);
+        assert_eq!(failing.evidence[0].id, "source");
+    }
+
+    #[test]
+    fn analyzed_sides_or_sides_that_cannot_tell_change_nothing() {
+        let analyzed = SideReport {
+            unanalyzed: Some(Unanalyzed::default()),
+            ..SideReport::default()
+        };
+        let mut c = passing();
+        planned_blind(&mut c, &analyzed, &SideReport::default());
+        assert_eq!(c.status, Status::Pass);
+        assert!(c.evidence.is_empty());
+        assert_eq!(c.summary, "the target ran 100% of the source's rate");
+    }
 }
