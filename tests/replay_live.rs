@@ -729,7 +729,19 @@ fn a_target_without_planner_statistics_is_named() {
         db,
         "CREATE TABLE t (id INT PRIMARY KEY, v TEXT) WITH (autovacuum_enabled = false);
          INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g;
-         CREATE TABLE empty (id INT) WITH (autovacuum_enabled = false)",
+         CREATE TABLE empty (id INT) WITH (autovacuum_enabled = false);
+         CREATE TABLE loaded_after (id INT) WITH (autovacuum_enabled = false);
+         INSERT INTO loaded_after VALUES (1);
+         CREATE TABLE drifted (id INT) WITH (autovacuum_enabled = false);
+         INSERT INTO drifted SELECT g FROM generate_series(1, 1000) g",
+    );
+    // Each step in its own session: a session reports its row changes when it ends, and changes
+    // reported after an ANALYZE count as made after it.
+    psql(db, "ANALYZE loaded_after; ANALYZE drifted");
+    psql(
+        db,
+        "INSERT INTO loaded_after SELECT g FROM generate_series(2, 1000) g;
+         INSERT INTO drifted SELECT g FROM generate_series(1001, 1500) g",
     );
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("stats.log");
@@ -749,16 +761,24 @@ fn a_target_without_planner_statistics_is_named() {
     ];
     let j = replay_json(&args);
     assert_eq!(j["sides"]["source"]["unanalyzed"], Value::Null, "{j:#}");
-    // The empty table needs no statistics.
+    // The empty table needs no statistics; a table analyzed with 1 row and loaded with 999 more has
+    // stale ones; one that grew by half since (under its size) is not named.
     assert_eq!(
         j["sides"]["target"]["unanalyzed"],
-        serde_json::json!({"tables": 1, "examples": ["public.t"]})
+        serde_json::json!({"tables": 1, "examples": ["public.t"],
+                           "stale": 1, "stale_examples": ["public.loaded_after"]})
     );
     let mut text_args = vec!["replay"];
     text_args.extend_from_slice(&args);
     let text = String::from_utf8_lossy(&cutover(&text_args).stdout).into_owned();
     assert!(
         text.contains("1 table with rows never analyzed (public.t)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "1 table changed by more rows since their last ANALYZE than they held then (public.loaded_after)"
+        ),
         "{text}"
     );
     // The go/no-go report carries it beside the target's latency and rate.
@@ -789,7 +809,7 @@ fn a_target_without_planner_statistics_is_named() {
             c["summary"]
                 .as_str()
                 .unwrap()
-                .contains("target: 1 table(s) never analyzed"),
+                .contains("target: 1 table(s) never analyzed, 1 table(s) with stale statistics"),
             "{c:#}"
         );
         let e = &c["evidence"][0];
@@ -806,6 +826,7 @@ fn a_target_without_planner_statistics_is_named() {
     psql(db, "ANALYZE");
     let j = replay_json(&args);
     assert_eq!(j["sides"]["target"]["unanalyzed"]["tables"], 0, "{j:#}");
+    assert_eq!(j["sides"]["target"]["unanalyzed"]["stale"], 0, "{j:#}");
     mysql(None, &format!("DROP DATABASE {db}"));
     psql("postgres", &format!("DROP DATABASE {db} WITH (FORCE)"));
 }

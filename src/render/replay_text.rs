@@ -64,15 +64,17 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
     if let Some(u) = s.unanalyzed.as_ref().filter(|u| u.tables > 0) {
         writeln!(
             out,
-            "    statistics:  {} table{} with rows never analyzed ({}{}): the planner planned them blind, and these latencies describe that; ANALYZE them (as after any bulk load) and replay again",
-            u.tables,
-            if u.tables == 1 { "" } else { "s" },
-            u.examples.join(", "),
-            if u.tables as usize > u.examples.len() {
-                ", …"
-            } else {
-                ""
-            }
+            "    statistics:  {} with rows never analyzed ({}): the planner planned them blind, and these latencies describe that; ANALYZE them (as after any bulk load) and replay again",
+            tables(u.tables),
+            named(&u.examples, u.tables)
+        )?;
+    }
+    if let Some(u) = s.unanalyzed.as_ref().filter(|u| u.stale > 0) {
+        writeln!(
+            out,
+            "    statistics:  {} changed by more rows since their last ANALYZE than they held then ({}): the planner's statistics describe the smaller tables they were, and these latencies describe that; ANALYZE them and replay again",
+            tables(u.stale),
+            named(&u.stale_examples, u.stale)
         )?;
     }
     if let (Some(rec), Some(pace)) = (s.recorded_qps, s.pace) {
@@ -338,4 +340,19 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
         writeln!(out, "input: {n}")?;
     }
     Ok(())
+}
+
+/// "1 table", "3 tables".
+fn tables(n: u64) -> String {
+    format!("{n} table{}", if n == 1 { "" } else { "s" })
+}
+
+/// The tables named, with "…" when there are more.
+fn named(examples: &[String], of: u64) -> String {
+    let more = if of as usize > examples.len() {
+        ", …"
+    } else {
+        ""
+    };
+    format!("{}{more}", examples.join(", "))
 }

@@ -42,7 +42,7 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     a.infrastructure_errors += b.infrastructure_errors;
     add_order_gate(a, b);
     // Each shard looked at the same server when it started: the most it found.
-    if b.unanalyzed.as_ref().map(|u| u.tables) > a.unanalyzed.as_ref().map(|u| u.tables) {
+    if b.unanalyzed.as_ref().map(|u| u.blind()) > a.unanalyzed.as_ref().map(|u| u.blind()) {
         a.unanalyzed = b.unanalyzed.clone();
     }
     if a.first_infrastructure_error.is_none() {

@@ -102,13 +102,28 @@ pub struct ReplayOptions {
     pub release_idle: std::time::Duration,
 }
 
-/// Tables a side's planner had no statistics for (see `SideReport::unanalyzed`).
+/// Tables a side's planner had no statistics for, or statistics of a much smaller table (see
+/// `SideReport::unanalyzed`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Unanalyzed {
-    /// How many.
+    /// How many were never analyzed.
     pub tables: u64,
     /// The largest of them (schema.table), at most ten.
     pub examples: Vec<String>,
+    /// How many were analyzed, then changed by more rows than they held then (analyzed before a
+    /// bulk load): their statistics describe a table that is no longer there.
+    #[serde(default)]
+    pub stale: u64,
+    /// The most changed of them, at most ten.
+    #[serde(default)]
+    pub stale_examples: Vec<String>,
+}
+
+impl Unanalyzed {
+    /// Tables planned without statistics that describe them, never analyzed or stale.
+    pub fn blind(&self) -> u64 {
+        self.tables + self.stale
+    }
 }
 
 /// One side's figures.

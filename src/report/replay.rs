@@ -110,7 +110,7 @@ pub fn criteria(replay: Option<&ReplayReport>, gate: &Gate) -> (Vec<Criterion>, 
 fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
     let blind: Vec<(&str, &crate::replay::Unanalyzed)> = [("source", source), ("target", target)]
         .into_iter()
-        .filter_map(|(name, s)| Some((name, s.unanalyzed.as_ref().filter(|u| u.tables > 0)?)))
+        .filter_map(|(name, s)| Some((name, s.unanalyzed.as_ref().filter(|u| u.blind() > 0)?)))
         .collect();
     if blind.is_empty() {
         return;
@@ -119,35 +119,52 @@ fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
         c.status = Status::Warn;
         c.status_before_waivers = Status::Warn;
     }
-    let mut said = Vec::new();
-    for (name, u) in blind.into_iter().rev() {
-        let examples = u.examples.join(", ");
-        let more = if (u.tables as usize) > u.examples.len() {
+    let named = |examples: &[String], of: u64| {
+        let more = if of as usize > examples.len() {
             ", …"
         } else {
             ""
         };
-        said.push(format!("{name}: {} table(s) never analyzed", u.tables));
+        format!("{}{more}", examples.join(", "))
+    };
+    let mut said = Vec::new();
+    for (name, u) in blind.into_iter().rev() {
+        let mut what = Vec::new();
+        let mut detail = Vec::new();
+        if u.tables > 0 {
+            what.push(format!("{} table(s) never analyzed", u.tables));
+            detail.push(format!(
+                "{} table(s) with rows never analyzed ({})",
+                u.tables,
+                named(&u.examples, u.tables)
+            ));
+        }
+        if u.stale > 0 {
+            what.push(format!("{} table(s) with stale statistics", u.stale));
+            detail.push(format!(
+                "{} table(s) changed by more rows since their last ANALYZE than they held then ({})",
+                u.stale,
+                named(&u.stale_examples, u.stale)
+            ));
+        }
+        said.push(format!("{name}: {}", what.join(", ")));
         c.evidence.insert(
             0,
             ev(
                 "side",
                 name,
-                format!(
-                    "{} table(s) with rows never analyzed ({examples}{more})",
-                    u.tables
-                ),
-                Some(u.tables as f64),
+                detail.join("; "),
+                Some(u.blind() as f64),
                 Status::Warn,
                 vec![
-                    "the planner had no statistics for them and planned blind: ANALYZE them (vacuumdb --analyze-only) and replay again before trusting this figure".into(),
+                    "the planner had no statistics describing them and planned blind: ANALYZE them (vacuumdb --analyze-only) and replay again before trusting this figure".into(),
                 ],
             ),
         );
     }
     said.reverse();
     c.summary = format!(
-        "{}; measured with planner statistics missing ({}): ANALYZE and replay again",
+        "{}; measured with planner statistics missing or stale ({}): ANALYZE and replay again",
         c.summary,
         said.join("; ")
     );
@@ -593,6 +610,8 @@ mod tests {
             unanalyzed: Some(Unanalyzed {
                 tables: 12,
                 examples: vec!["public.orders".into(), "public.stock".into()],
+                stale: 1,
+                stale_examples: vec!["public.item".into()],
             }),
             ..SideReport::default()
         };
@@ -611,6 +630,12 @@ mod tests {
             e.detail.contains("public.orders, public.stock, …"),
             "{}",
             e.detail
+        );
+        assert!(e.detail.contains("held then (public.item)"), "{}", e.detail);
+        assert!(
+            c.summary.contains("1 table(s) with stale statistics"),
+            "{}",
+            c.summary
         );
         assert!(e.notes[0].contains("ANALYZE"), "{:?}", e.notes);
 
