@@ -8,8 +8,15 @@
 //! so the recorded rate (statements over the schedule's span) is not inflated by a short first or
 //! last second nor deflated by stretching it over a whole one.
 //!
+//! MariaDB's slow log stamps the end of each statement, in whole seconds, and writes its records in
+//! the order statements end; a start is that stamp less Query_time. Read as such, a second's
+//! statements were all due just before its stamp, so the replay sent them in a burst and the last
+//! second's after the schedule's end: a 10 s capture took 10.75 s at `--speed 1`, with or without
+//! `--free-order`, while the general log of the same run took 10.09 s (2026-12-07). So a slow log's
+//! ends are spread the same way, in line order, and each start moves with its end.
+//!
 //! Only the schedule moves: the events keep their stamps (`SET TIMESTAMP` replays the recorded one).
-//! Slow-log starts (the end's stamp less Query_time) are not in line order and are left as read.
+//! Stamps with microseconds (MySQL 5.7 and later, Percona) are left as read.
 
 use crate::capture::Batch;
 use crate::workload::TimePrecision;
@@ -44,18 +51,17 @@ impl Spreader {
     pub(super) fn push(&mut self, batch: Batch) -> Vec<Spread> {
         let no = self.next_batch;
         self.next_batch += 1;
-        // A general log's whole-second stamps (a slow log's start is its end less Query_time: not
-        // in line order, and not spread).
+        // Whole-second stamps: a general log's start, a slow log's end (its start plus Query_time).
+        // A slow-log start the reader moved to keep a session's order has no whole-second end and
+        // stays where it is.
         let stamps: Vec<(usize, i64)> = batch
             .events
             .iter()
             .enumerate()
             .filter_map(|(i, ev)| {
-                let t = ev.start_us?;
-                (ev.time_precision == TimePrecision::Second
-                    && t % SECOND_US as i64 == 0
-                    && ev.duration_us.is_none())
-                .then_some((i, t))
+                let stamp = ev.start_us? + ev.duration_us.unwrap_or(0) as i64;
+                (ev.time_precision == TimePrecision::Second && stamp % SECOND_US as i64 == 0)
+                    .then_some((i, stamp))
             })
             .collect();
         // Held first: a second that ends inside this batch gets its offsets here too.
@@ -228,6 +234,25 @@ mod tests {
             got,
             vec![500_000, 0, 500_000, 0, 250_000, 500_000, 750_000, 0]
         );
+    }
+
+    #[test]
+    fn a_slow_logs_ends_are_spread_and_its_starts_move_with_them() {
+        let mut s = Spreader::default();
+        // Ends stamped 10, 11, 11, 12, 12 (whole seconds); starts are the ends less Query_time.
+        let mut b = batch(&[Some(10), Some(11), Some(11), Some(12), Some(12)]);
+        let query_us = [300, 0, 1_500_000, 20, 40];
+        for (ev, q) in b.events.iter_mut().zip(query_us) {
+            ev.duration_us = Some(q);
+            ev.start_us = ev.start_us.map(|end| end - q as i64);
+        }
+        // A start the reader moved later to keep its session's order: no whole-second end.
+        b.events[4].start_us = Some(12 * SECOND_US as i64 - 10);
+        let mut got = offsets(s.push(b));
+        got.extend(offsets(s.finish()));
+        // Second 10 is partial (the end of it, at second 11's spacing); 11 is full; 12 is the
+        // partial last second; the moved start stays.
+        assert_eq!(got, vec![500_000, 0, 500_000, 0, 0]);
     }
 
     #[test]
