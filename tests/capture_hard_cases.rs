@@ -39,7 +39,8 @@ fn slow_log_string_holding_semicolon_newline_hash() {
 
 #[test]
 fn slow_log_missing_time_lines_inherit() {
-    let log = "# Time: 240501 10:00:00\n# User@Host: a[a] @ h []\n# Thread_id: 1  Schema: db1  QC_hit: No\n# Query_time: 0.5  Lock_time: 0 Rows_sent: 0  Rows_examined: 0\nSELECT 1;\n# User@Host: a[a] @ h []\n# Thread_id: 2  Schema: db1  QC_hit: No\n# Query_time: 0.25  Lock_time: 0 Rows_sent: 0  Rows_examined: 0\nSELECT 2;\n";
+    // MySQL 5.6: `# Time:` is the end, so the start is that less Query_time.
+    let log = "# Time: 240501 10:00:00\n# User@Host: a[a] @ h []  Id:     1\n# Query_time: 0.5  Lock_time: 0 Rows_sent: 0  Rows_examined: 0\nSELECT 1;\n# User@Host: a[a] @ h []  Id:     2\n# Query_time: 0.25  Lock_time: 0 Rows_sent: 0  Rows_examined: 0\nSELECT 2;\n";
     let (ev, _) = read_text(log.as_bytes());
     assert_eq!(
         format_iso_micros(ev[0].start_us.unwrap()),
@@ -49,6 +50,14 @@ fn slow_log_missing_time_lines_inherit() {
         format_iso_micros(ev[1].start_us.unwrap()),
         "2024-05-01T09:59:59.750000Z"
     );
+    // MariaDB (`QC_hit:`): `# Time:` is the second the statement started.
+    let log = "# Time: 240501 10:00:00\n# User@Host: a[a] @ h []\n# Thread_id: 1  Schema: db1  QC_hit: No\n# Query_time: 0.5  Lock_time: 0 Rows_sent: 0  Rows_examined: 0\nSELECT 1;\n# User@Host: a[a] @ h []\n# Thread_id: 2  Schema: db1  QC_hit: No\n# Query_time: 0.25  Lock_time: 0 Rows_sent: 0  Rows_examined: 0\nSELECT 2;\n";
+    let (ev, _) = read_text(log.as_bytes());
+    let starts: Vec<String> = ev
+        .iter()
+        .map(|e| format_iso_micros(e.start_us.unwrap()))
+        .collect();
+    assert_eq!(starts, ["2024-05-01T10:00:00.000000Z"; 2]);
 }
 
 #[test]

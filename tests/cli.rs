@@ -213,3 +213,53 @@ fn quiet_when_piped() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// MariaDB's slow log stamps the second a statement started (measured on 10.11: a `SLEEP(1.7)` begun
+/// at 02:14:50.54 is stamped `# Time: 261207  2:14:50`, as is its `SET timestamp`); MySQL 5.6 stamps
+/// the second it ended, so its start is the stamp less Query_time.
+#[test]
+fn a_mariadb_slow_log_stamps_starts_and_a_mysql_one_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let start_of = |name: &str, text: &str| -> serde_json::Value {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = cutover(&["events", "--format", "jsonl", path.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let first = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+            .expect("one event");
+        first["start_us"].clone()
+    };
+    let mariadb = "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1 (Debian 12). started with:\n\
+        Tcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\n\
+        Time\t\t    Id Command\tArgument\n\
+        # Time: 261207  2:14:50\n\
+        # User@Host: root[root] @  [127.0.0.1]\n\
+        # Thread_id: 3459  Schema:   QC_hit: No\n\
+        # Query_time: 1.700256  Lock_time: 0.000000  Rows_sent: 1  Rows_examined: 0\n\
+        # Rows_affected: 0  Bytes_sent: 64\n\
+        SET timestamp=1796609690;\n\
+        SELECT SLEEP(1.7);\n";
+    assert_eq!(
+        start_of("mariadb-slow.log", mariadb),
+        1_796_609_690_000_000i64
+    );
+    let mysql56 = "/usr/sbin/mysqld, Version: 5.6.51-log (MySQL Community Server (GPL)). started with:\n\
+        Tcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\n\
+        Time                 Id Command    Argument\n\
+        # Time: 261207  2:14:52\n\
+        # User@Host: root[root] @ localhost []  Id:    12\n\
+        # Query_time: 1.700256  Lock_time: 0.000000 Rows_sent: 1  Rows_examined: 0\n\
+        SET timestamp=1796609690;\n\
+        SELECT SLEEP(1.7);\n";
+    assert_eq!(
+        start_of("mysql56-slow.log", mysql56),
+        1_796_609_692_000_000i64 - 1_700_256
+    );
+}

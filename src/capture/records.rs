@@ -47,6 +47,9 @@ pub struct RawRecord {
     pub stamp: Option<Stamp>,
     /// `Start:` from MySQL 8's `log_slow_extra`.
     pub start_stamp: Option<Stamp>,
+    /// The slow-log `# Time:` is the statement's start (MariaDB, whose `# Thread_id:` line carries
+    /// `QC_hit:`), not its end (MySQL, Percona).
+    pub stamp_is_start: bool,
     /// `SET timestamp=N;` in the slow log (seconds).
     pub set_timestamp: Option<i64>,
     pub query_time_us: Option<u64>,

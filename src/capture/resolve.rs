@@ -134,8 +134,18 @@ impl Resolver {
             LogType::Slow => {
                 if let Some(st) = rec.start_stamp {
                     (Some(st.us), st.precision)
-                } else if let Some(end) = rec.stamp.or(self.last_stamp) {
-                    (Some(end.us - duration.unwrap_or(0) as i64), end.precision)
+                } else if let Some(stamp) = rec.stamp.or(self.last_stamp) {
+                    // MariaDB stamps the second a statement started (10.11: a SLEEP(1.7) started
+                    // at 02:14:50.54 is stamped 02:14:50, as is its SET timestamp); MySQL and
+                    // Percona the time it ended.
+                    if rec.stamp_is_start {
+                        (Some(stamp.us), stamp.precision)
+                    } else {
+                        (
+                            Some(stamp.us - duration.unwrap_or(0) as i64),
+                            stamp.precision,
+                        )
+                    }
                 } else if let Some(ts) = rec.set_timestamp {
                     (Some(ts * 1_000_000), TimePrecision::Second)
                 } else {

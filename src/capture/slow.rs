@@ -518,6 +518,12 @@ fn parse_key_values(
                 rec.schema = Some(value_abs);
                 true
             }
+            // MariaDB's mark (Percona prints `QC_Hit:` on a line of its own): its `# Time:` is the
+            // second the statement started.
+            b"QC_hit" => {
+                rec.stamp_is_start = true;
+                true
+            }
             b"Query_time" => parse_seconds_us(value)
                 .map(|v| rec.query_time_us = Some(v))
                 .is_some(),

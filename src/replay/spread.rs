@@ -8,12 +8,13 @@
 //! so the recorded rate (statements over the schedule's span) is not inflated by a short first or
 //! last second nor deflated by stretching it over a whole one.
 //!
-//! MariaDB's slow log stamps the end of each statement, in whole seconds, and writes its records in
-//! the order statements end; a start is that stamp less Query_time. Read as such, a second's
-//! statements were all due just before its stamp, so the replay sent them in a burst and the last
-//! second's after the schedule's end: a 10 s capture took 10.75 s at `--speed 1`, with or without
-//! `--free-order`, while the general log of the same run took 10.09 s (2026-12-07). So a slow log's
-//! ends are spread the same way, in line order, and each start moves with its end.
+//! A slow log's records are in the order statements ended. MariaDB stamps each with the whole
+//! second it started (10.11), MySQL 5.6 with the whole second it ended (its start is that less
+//! Query_time): either way a second's statements were all due at once, the replay sent them in a
+//! burst and the last second's after the schedule's end (a 10 s MariaDB capture took 10.75 s at
+//! `--speed 1`, with or without `--free-order`, while its general log took 10.09 s; 2026-12-07).
+//! So a slow log's whole-second stamps, start or end, are spread the same way in line order, and
+//! the start moves with its stamp.
 //!
 //! Only the schedule moves: the events keep their stamps (`SET TIMESTAMP` replays the recorded one).
 //! Stamps with microseconds (MySQL 5.7 and later, Percona) are left as read.
@@ -51,17 +52,24 @@ impl Spreader {
     pub(super) fn push(&mut self, batch: Batch) -> Vec<Spread> {
         let no = self.next_batch;
         self.next_batch += 1;
-        // Whole-second stamps: a general log's start, a slow log's end (its start plus Query_time).
-        // A slow-log start the reader moved to keep a session's order has no whole-second end and
-        // stays where it is.
+        // Whole-second stamps: a start (general log, MariaDB's slow log) or an end (MySQL 5.6's slow
+        // log: the start plus Query_time). A slow-log start the reader moved to keep a session's
+        // order is neither and stays where it is.
+        let second = SECOND_US as i64;
         let stamps: Vec<(usize, i64)> = batch
             .events
             .iter()
             .enumerate()
             .filter_map(|(i, ev)| {
-                let stamp = ev.start_us? + ev.duration_us.unwrap_or(0) as i64;
-                (ev.time_precision == TimePrecision::Second && stamp % SECOND_US as i64 == 0)
-                    .then_some((i, stamp))
+                let start = ev.start_us?;
+                let end = start + ev.duration_us.unwrap_or(0) as i64;
+                if ev.time_precision != TimePrecision::Second {
+                    None
+                } else if start % second == 0 {
+                    Some((i, start))
+                } else {
+                    (end % second == 0).then_some((i, end))
+                }
             })
             .collect();
         // Held first: a second that ends inside this batch gets its offsets here too.
@@ -234,6 +242,19 @@ mod tests {
             got,
             vec![500_000, 0, 500_000, 0, 250_000, 500_000, 750_000, 0]
         );
+    }
+
+    #[test]
+    fn a_slow_logs_start_stamps_are_spread_like_a_general_logs() {
+        let mut s = Spreader::default();
+        // MariaDB: starts stamped 10, 11, 11, 12 with their Query_time.
+        let mut b = batch(&[Some(10), Some(11), Some(11), Some(12)]);
+        for ev in &mut b.events {
+            ev.duration_us = Some(1_700_000);
+        }
+        let mut got = offsets(s.push(b));
+        got.extend(offsets(s.finish()));
+        assert_eq!(got, vec![500_000, 0, 500_000, 0]);
     }
 
     #[test]
