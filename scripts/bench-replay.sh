@@ -10,7 +10,8 @@
 #    (its QPS), then `cutover replay --max-speed --mode all --free-order` of the capture on another
 #    fresh copy (source only, so the server does the same work once), then the same replay with the
 #    default captured order of writes kept. Medians are compared.
-# 3. `cutover replay --speed 1 --mode all` of the capture on a fresh copy, free and ordered: start lag.
+# 3. `cutover replay --speed 1 --mode all` of the capture on a fresh copy, free and ordered, and of the
+#    slow log ordered: the rate held, start lag, and how far behind the recorded times.
 # 4. The default (`--mode all`, conflicting statements in the captured order) as an A/A at --speed 1,
 #    from the general log and from the slow log of the same run, on two fresh copies: the rate held
 #    against the recorded one, the start lag, mismatches, and whether the copies end identical.
@@ -62,11 +63,13 @@ for i in 1 2 3; do
   rs+=("$(qps <"$DATA/ordered-slow-$i.json")"); ws+=("$(waited <"$DATA/ordered-slow-$i.json")")
 done
 sb_m=$(printf '%s\n' "${sb[@]}" | median); rp_m=$(printf '%s\n' "${rp[@]}" | median); ro_m=$(printf '%s\n' "${ro[@]}" | median); rs_m=$(printf '%s\n' "${rs[@]}" | median)
-lagof() { python3 -c 'import json,sys; s=json.load(sys.stdin)["sides"]["source"]; l=s["start_lag_ms"]; print(l["p50"], l["p99"], l["max"], s["statements"], round(s["qps"]))'; }
+lagof() { python3 -c 'import json,sys; s=json.load(sys.stdin)["sides"]["source"]; l=s["start_lag_ms"]; b=s.get("behind_ms") or {}; print(l["p50"], l["p99"], l["max"], s["statements"], round(s["qps"]), "%.1f%%" % (100 * (s.get("pace") or 0)), b.get("p99"), b.get("max"))'; }
 copy cutover_bench_snap cutover_bench_run
 lag=$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --free-order --format json -q | lagof)
 copy cutover_bench_snap cutover_bench_run
 lago=$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --format json -q | lagof)
+copy cutover_bench_snap cutover_bench_run
+lags=$("$BIN" replay "$SLOW" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --format json -q | lagof)
 checksum() { sql "CHECKSUM TABLE $(sql "SELECT GROUP_CONCAT(CONCAT('\`$1\`.', table_name) ORDER BY table_name) FROM information_schema.tables WHERE table_schema='$1'")" | awk '{print $2}'; }
 cat >"$DATA/aa_row.py" <<'PY'
 import json, sys
@@ -105,10 +108,12 @@ echo
 awk -v a="$sb_m" -v o="$rs_m" 'BEGIN { printf "From the slow log of the same run, default ordering, --max-speed: %.0f QPS (median), **%.0f%%** of sysbench.\n", o, 100*o/a }'
 echo "Slow-log ordered replays: ${rs[*]}"
 echo "Share of the sessions' time spent waiting at the order gate, ordered replays: general log ${wo[*]}; slow log ${ws[*]}."
-read -r p50 p99 mx n q <<<"$lag"
-echo "At --speed 1 (--free-order): $n statements at $q QPS, start lag p50 $p50 ms, p99 $p99 ms, max $mx ms."
-read -r p50 p99 mx n q <<<"$lago"
-echo "At --speed 1 (captured order of writes kept): $n statements at $q QPS, start lag p50 $p50 ms, p99 $p99 ms, max $mx ms."
+read -r p50 p99 mx n q pace bp99 bmx <<<"$lag"
+echo "At --speed 1 (--free-order): $n statements at $q QPS (**$pace** of the recorded rate), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind the recorded time p99 $bp99 ms, max $bmx ms."
+read -r p50 p99 mx n q pace bp99 bmx <<<"$lago"
+echo "At --speed 1 (captured order of writes kept): $n statements at $q QPS (**$pace**), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind p99 $bp99 ms, max $bmx ms."
+read -r p50 p99 mx n q pace bp99 bmx <<<"$lags"
+echo "At --speed 1 from the slow log (captured order of writes kept): $n statements at $q QPS (**$pace**), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind p99 $bp99 ms, max $bmx ms."
 echo
 echo "A/A of the default at --speed 1 (source / target where two figures):"
 echo

@@ -830,3 +830,83 @@ fn a_target_without_planner_statistics_is_named() {
     mysql(None, &format!("DROP DATABASE {db}"));
     psql("postgres", &format!("DROP DATABASE {db} WITH (FORCE)"));
 }
+
+/// A session that falls behind its recorded times shows it in `behind_ms`, while its start lag (the
+/// replay's own delay beyond the session's previous statement) stays near zero: a statement that
+/// took 0.6 s in the replay and 0.1 s in the capture makes the next one start 0.5 s late.
+#[test]
+fn a_session_behind_its_recorded_times_is_measured() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("behind.log");
+    write_general_log(
+        &log,
+        "261207 02:40:01\t    40 Query\tSELECT SLEEP(0.6)\n\
+         261207 02:40:01\t    41 Query\tSELECT 1\n\
+         261207 02:40:02\t    40 Query\tSELECT 2\n\
+         261207 02:40:02\t    41 Query\tSELECT 3\n\
+         261207 02:40:03\t    41 Query\tSELECT 4\n",
+    )
+    .unwrap();
+    let url = with_db(&mysql_url(), "test");
+    let at_speed = replay_json(&[log.to_str().unwrap(), "--source", &url, "--speed", "1"]);
+    let s = &at_speed["sides"]["source"];
+    assert_eq!(s["statements"], 5, "{s:#}");
+    // Session 40's second statement is due about 1 s after its first, which took 0.6 s: on time.
+    // Make it due sooner: the same at --speed 4 (due 0.25 s after, started after 0.6 s).
+    let faster = replay_json(&[log.to_str().unwrap(), "--source", &url, "--speed", "4"]);
+    let f = &faster["sides"]["source"];
+    let behind_max = f["behind_ms"]["max"].as_f64().unwrap();
+    assert!(
+        (250.0..600.0).contains(&behind_max),
+        "behind max {behind_max}: {f:#}"
+    );
+    assert!(
+        f["start_lag_ms"]["max"].as_f64().unwrap() < 100.0,
+        "{:#}",
+        f["start_lag_ms"]
+    );
+    assert!(s["behind_ms"]["max"].as_f64().unwrap() < 100.0, "{s:#}");
+    let text = String::from_utf8_lossy(
+        &cutover(&[
+            "replay",
+            log.to_str().unwrap(),
+            "--source",
+            &url,
+            "--speed",
+            "4",
+            "-q",
+        ])
+        .stdout,
+    )
+    .into_owned();
+    assert!(text.contains("behind the recorded time (ms):"), "{text}");
+    // No recorded time to be behind at --max-speed.
+    let max = replay_json(&[log.to_str().unwrap(), "--source", &url, "--max-speed"]);
+    assert_eq!(max["sides"]["source"]["behind_ms"], Value::Null);
+    // Shards merge their lateness.
+    let mut parts = Vec::new();
+    for k in 0..2 {
+        let part = replay_json(&[
+            log.to_str().unwrap(),
+            "--source",
+            &url,
+            "--speed",
+            "4",
+            "--shard",
+            &format!("{k}/2"),
+        ]);
+        let p = dir.path().join(format!("behind{k}.json"));
+        std::fs::write(&p, part.to_string()).unwrap();
+        parts.push(p.display().to_string());
+    }
+    let mut args = vec!["merge", "--format", "json"];
+    args.extend(parts.iter().map(String::as_str));
+    let merged: Value = serde_json::from_slice(&cutover(&args).stdout).unwrap();
+    let m = &merged["sides"]["source"]["behind_ms"];
+    assert_eq!(m["count"], 5, "{merged:#}");
+    assert!(
+        (250.0..600.0).contains(&m["max"].as_f64().unwrap()),
+        "{m:#}"
+    );
+}

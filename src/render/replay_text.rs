@@ -51,6 +51,13 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
         "    start lag (ms): p50 {:.3}   p99 {:.3}   max {:.3}",
         g.p50, g.p99, g.max
     )?;
+    if let Some(b) = &s.behind_ms {
+        writeln!(
+            out,
+            "    behind the recorded time (ms): p50 {:.3}   p99 {:.3}   max {:.3}",
+            b.p50, b.p99, b.max
+        )?;
+    }
     if let Some(n) = s.order_waits {
         writeln!(
             out,

@@ -21,6 +21,8 @@ pub(super) struct SideAcc {
     pub(super) skipped: BTreeMap<SkipReason, u64>,
     pub(super) latency: Latency,
     pub(super) lag: Latency,
+    /// How late statements started against their recorded time, at `--speed`.
+    pub(super) behind: Latency,
     pub(super) slices: Vec<(u64, u64, u64, Latency)>,
     pub(super) reconnects: u64,
     /// Statements that did not run because the client or the infrastructure failed.
@@ -283,6 +285,9 @@ pub(super) fn record(acc: &mut Acc, d: &Done) {
             sa.latency.record(d.latency_us);
             fs.latency.record(d.latency_us);
             sa.lag.record(d.lag_us + 1);
+            if let Some(b) = d.behind_us {
+                sa.behind.record(b + 1);
+            }
             sa.first_at = Some(sa.first_at.map_or(d.at_us, |f| f.min(d.at_us)));
             sa.last_at = sa.last_at.max(d.at_us + d.latency_us);
             let slice = (d.at_us / 10_000_000) as usize;

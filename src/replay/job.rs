@@ -49,6 +49,9 @@ pub(super) struct Done {
     pub(super) job: Arc<Job>,
     pub(super) res: Res,
     pub(super) lag_us: u64,
+    /// How late it started against its recorded time (scaled by the speed), previous statements'
+    /// lateness included; None at `--max-speed`.
+    pub(super) behind_us: Option<u64>,
     pub(super) latency_us: u64,
     /// When it started, microseconds after the replay's start.
     pub(super) at_us: u64,
@@ -69,6 +72,7 @@ impl Done {
             job,
             res,
             lag_us: 0,
+            behind_us: None,
             latency_us: 0,
             at_us: 0,
             commit: false,

@@ -73,6 +73,14 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     let g = merge_lat(&a.lag_hist, &b.lag_hist, "lag histogram")?;
     a.start_lag_ms = g.summary();
     a.lag_hist = g.encode();
+    if let Some(bh) = &b.behind_hist {
+        let x = match &a.behind_hist {
+            Some(ah) => merge_lat(ah, bh, "behind-schedule histogram")?,
+            None => lat(bh, "behind-schedule histogram")?,
+        };
+        a.behind_ms = Some(super::summary::less_the_added_microsecond(x.summary()));
+        a.behind_hist = Some(x.encode());
+    }
     let per_s = |n: u64| {
         if a.elapsed_s > 0.0 {
             n as f64 / a.elapsed_s

@@ -156,6 +156,12 @@ pub struct SideReport {
     /// How late statements started against the schedule (recorded offset / speed, or the end of the
     /// session's previous statement if that came later), in ms.
     pub start_lag_ms: LatencySummary,
+    /// At `--speed`: how late statements started against their recorded time (scaled by the
+    /// speed), in ms, the lateness a session carried from its previous statements included: a
+    /// session that fell behind shows it here while its start lag stays near zero. None at
+    /// `--max-speed`.
+    #[serde(default)]
+    pub behind_ms: Option<LatencySummary>,
     /// Per 10 seconds of replay.
     pub timeline: Vec<TimeSlice>,
     /// Reconnections after a lost connection (session state was restored).
@@ -206,6 +212,8 @@ pub struct SideReport {
     /// Histograms for `cutover merge`.
     pub latency_hist: SerializedLatency,
     pub lag_hist: SerializedLatency,
+    #[serde(default)]
+    pub behind_hist: Option<SerializedLatency>,
 }
 
 impl SideReport {

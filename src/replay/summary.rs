@@ -50,14 +50,10 @@ pub(super) fn side_report(
             0.0
         },
         latency_ms: a.latency.summary(),
-        start_lag_ms: {
-            // Lags were recorded plus one microsecond (histograms hold no zero).
-            let mut s = a.lag.summary();
-            for v in [&mut s.avg, &mut s.p50, &mut s.p95, &mut s.p99, &mut s.max] {
-                *v = (*v - 0.001).max(0.0);
-            }
-            s
-        },
+        start_lag_ms: less_the_added_microsecond(a.lag.summary()),
+        behind_ms: (a.behind.summary().count > 0)
+            .then(|| less_the_added_microsecond(a.behind.summary())),
+        behind_hist: (a.behind.summary().count > 0).then(|| a.behind.encode()),
         timeline: (0..a.slices.len().max(a.recorded.len()))
             .map(|i| {
                 let rec = a.recorded.get(i).copied().unwrap_or(0);
@@ -340,4 +336,12 @@ fn target_errors(acc: &mut Acc, s: &DispatchSummary) -> Vec<TargetError> {
             .then(a.fingerprint.cmp(&b.fingerprint))
     });
     out
+}
+
+/// Lags are recorded plus one microsecond (histograms hold no zero).
+pub(super) fn less_the_added_microsecond(mut s: LatencySummary) -> LatencySummary {
+    for v in [&mut s.avg, &mut s.p50, &mut s.p95, &mut s.p99, &mut s.max] {
+        *v = (*v - 0.001).max(0.0);
+    }
+    s
 }

@@ -218,6 +218,7 @@ impl Worker {
             commit: job.plan.control == Control::Commit && matches!(res, Res::Rows(_)),
             res,
             lag_us: t0.saturating_duration_since(scheduled).as_micros() as u64,
+            behind_us: due.map(|d| t0.saturating_duration_since(d).as_micros() as u64),
             latency_us,
             at_us,
             reconnected: std::mem::take(&mut self.lost),
