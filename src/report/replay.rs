@@ -462,18 +462,7 @@ fn pace(r: &ReplayReport, source: &SideReport, target: &SideReport, gate: &Gate)
         .into_iter()
         .filter_map(|(name, s)| {
             let p = s.pace?;
-            evidence.push(ev(
-                "side",
-                name,
-                format!(
-                    "{:.0} statements/s achieved of {:.0} scheduled",
-                    s.qps,
-                    s.recorded_qps.unwrap_or(0.0)
-                ),
-                Some(p),
-                below(p, levels),
-                Vec::new(),
-            ));
+            evidence.push(pace_evidence(name, s, p, levels));
             Some(p)
         })
         .fold(f64::NAN, f64::min);
@@ -537,6 +526,30 @@ fn pace(r: &ReplayReport, source: &SideReport, target: &SideReport, gate: &Gate)
             "statements started late: the recorded load was not held".into()
         },
         evidence,
+    )
+}
+
+/// A side's achieved rate against the scheduled one, and how far behind its recorded times its
+/// statements started (where the replay measured it).
+fn pace_evidence(name: &str, s: &SideReport, pace: f64, levels: (f64, f64)) -> Evidence {
+    let mut detail = format!(
+        "{:.0} statements/s achieved of {:.0} scheduled",
+        s.qps,
+        s.recorded_qps.unwrap_or(0.0)
+    );
+    if let Some(b) = s.behind_ms.as_ref().filter(|b| b.count > 0) {
+        detail.push_str(&format!(
+            "; behind the recorded time p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            b.p50, b.p99, b.max
+        ));
+    }
+    ev(
+        "side",
+        name,
+        detail,
+        Some(pace),
+        below(pace, levels),
+        Vec::new(),
     )
 }
 
@@ -646,6 +659,30 @@ mod tests {
         assert_eq!(failing.status, Status::Fail);
         assert_eq!(failing.evidence.len(), 2);
         assert_eq!(failing.evidence[0].id, "source");
+    }
+
+    #[test]
+    fn the_pace_evidence_says_how_far_behind_the_recorded_times_a_side_ran() {
+        let mut side = SideReport {
+            qps: 14_517.0,
+            recorded_qps: Some(17_271.0),
+            ..SideReport::default()
+        };
+        let e = pace_evidence("source", &side, 0.841, (0.9, 0.5));
+        assert_eq!(e.detail, "14517 statements/s achieved of 17271 scheduled");
+        assert_eq!(e.status, Status::Warn);
+        side.behind_ms = Some(crate::replay::LatencySummary {
+            count: 170_820,
+            p50: 950.0,
+            p99: 1875.97,
+            max: 2867.2,
+            ..Default::default()
+        });
+        let e = pace_evidence("source", &side, 0.841, (0.9, 0.5));
+        assert_eq!(
+            e.detail,
+            "14517 statements/s achieved of 17271 scheduled; behind the recorded time p50 950.0 ms, p99 1876.0 ms, max 2867.2 ms"
+        );
     }
 
     #[test]
