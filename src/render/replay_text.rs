@@ -73,7 +73,7 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
             out,
             "    statistics:  {} with rows never analyzed ({}): the planner planned them blind, and these latencies describe that; ANALYZE them (as after any bulk load) and replay again",
             tables(u.tables),
-            named(&u.examples, u.tables)
+            u.named()
         )?;
     }
     if let Some(u) = s.unanalyzed.as_ref().filter(|u| u.stale > 0) {
@@ -81,7 +81,7 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
             out,
             "    statistics:  {} changed by more rows since their last ANALYZE than they held then ({}): the planner's statistics describe the smaller tables they were, and these latencies describe that; ANALYZE them and replay again",
             tables(u.stale),
-            named(&u.stale_examples, u.stale)
+            u.stale_named()
         )?;
     }
     if let (Some(rec), Some(pace)) = (s.recorded_qps, s.pace) {
@@ -352,14 +352,4 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
 /// "1 table", "3 tables".
 fn tables(n: u64) -> String {
     format!("{n} table{}", if n == 1 { "" } else { "s" })
-}
-
-/// The tables named, with "…" when there are more.
-fn named(examples: &[String], of: u64) -> String {
-    let more = if of as usize > examples.len() {
-        ", …"
-    } else {
-        ""
-    };
-    format!("{}{more}", examples.join(", "))
 }

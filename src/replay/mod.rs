@@ -124,6 +124,25 @@ impl Unanalyzed {
     pub fn blind(&self) -> u64 {
         self.tables + self.stale
     }
+
+    /// The never-analyzed tables named, "…" when there are more.
+    pub fn named(&self) -> String {
+        listed(&self.examples, self.tables)
+    }
+
+    /// The tables with stale statistics named, "…" when there are more.
+    pub fn stale_named(&self) -> String {
+        listed(&self.stale_examples, self.stale)
+    }
+}
+
+fn listed(examples: &[String], of: u64) -> String {
+    let more = if of as usize > examples.len() {
+        ", …"
+    } else {
+        ""
+    };
+    format!("{}{more}", examples.join(", "))
 }
 
 /// One side's figures.

@@ -26,6 +26,8 @@ pub(super) fn side_report(
         let n: u64 = a.recorded.iter().sum();
         (last > first).then(|| n as f64 / ((last - first) as f64 / 1e6))
     });
+    // How late against the recorded times: only at --speed.
+    let behind = Some(a.behind.summary()).filter(|s| s.count > 0);
     let per_s = |n: u64| {
         if elapsed_s > 0.0 {
             n as f64 / elapsed_s
@@ -51,9 +53,8 @@ pub(super) fn side_report(
         },
         latency_ms: a.latency.summary(),
         start_lag_ms: less_the_added_microsecond(a.lag.summary()),
-        behind_ms: (a.behind.summary().count > 0)
-            .then(|| less_the_added_microsecond(a.behind.summary())),
-        behind_hist: (a.behind.summary().count > 0).then(|| a.behind.encode()),
+        behind_ms: behind.map(less_the_added_microsecond),
+        behind_hist: behind.map(|_| a.behind.encode()),
         timeline: (0..a.slices.len().max(a.recorded.len()))
             .map(|i| {
                 let rec = a.recorded.get(i).copied().unwrap_or(0);

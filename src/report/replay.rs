@@ -119,14 +119,6 @@ fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
         c.status = Status::Warn;
         c.status_before_waivers = Status::Warn;
     }
-    let named = |examples: &[String], of: u64| {
-        let more = if of as usize > examples.len() {
-            ", …"
-        } else {
-            ""
-        };
-        format!("{}{more}", examples.join(", "))
-    };
     let mut said = Vec::new();
     for (name, u) in blind.into_iter().rev() {
         let mut what = Vec::new();
@@ -136,7 +128,7 @@ fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
             detail.push(format!(
                 "{} table(s) with rows never analyzed ({})",
                 u.tables,
-                named(&u.examples, u.tables)
+                u.named()
             ));
         }
         if u.stale > 0 {
@@ -144,7 +136,7 @@ fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
             detail.push(format!(
                 "{} table(s) changed by more rows since their last ANALYZE than they held then ({})",
                 u.stale,
-                named(&u.stale_examples, u.stale)
+                u.stale_named()
             ));
         }
         said.push(format!("{name}: {}", what.join(", ")));
