@@ -63,7 +63,7 @@ for i in 1 2 3; do
   rs+=("$(qps <"$DATA/ordered-slow-$i.json")"); ws+=("$(waited <"$DATA/ordered-slow-$i.json")")
 done
 sb_m=$(printf '%s\n' "${sb[@]}" | median); rp_m=$(printf '%s\n' "${rp[@]}" | median); ro_m=$(printf '%s\n' "${ro[@]}" | median); rs_m=$(printf '%s\n' "${rs[@]}" | median)
-lagof() { python3 -c 'import json,sys; s=json.load(sys.stdin)["sides"]["source"]; l=s["start_lag_ms"]; b=s.get("behind_ms") or {}; print(l["p50"], l["p99"], l["max"], s["statements"], round(s["qps"]), "%.1f%%" % (100 * (s.get("pace") or 0)), b.get("p99"), b.get("max"))'; }
+lagof() { python3 -c 'import json,sys; s=json.load(sys.stdin)["sides"]["source"]; l=s["start_lag_ms"]; b=s.get("behind_ms") or {}; ms=lambda v: "n/a" if v is None else ("%.0f" % v if v >= 100 else "%.3g" % v); print(ms(l["p50"]), ms(l["p99"]), ms(l["max"]), s["statements"], round(s["qps"]), "%.1f%%" % (100 * (s.get("pace") or 0)), ms(b.get("p99")), ms(b.get("max")))'; }
 copy cutover_bench_snap cutover_bench_run
 lag=$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --free-order --format json -q | lagof)
 copy cutover_bench_snap cutover_bench_run
