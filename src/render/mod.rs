@@ -5,6 +5,7 @@
 pub mod audit_text;
 pub mod digest_text;
 pub mod events_jsonl;
+pub mod progress;
 pub mod replay_text;
 mod replay_txn;
 pub mod report_html;

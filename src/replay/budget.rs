@@ -7,7 +7,7 @@ use super::dispatch::shard_of;
 use crate::capture::{CaptureOptions, EventReader};
 use crate::db::exec::Session;
 use crate::db::{DbError, Endpoint, Engine};
-use crate::workload::{Command, Quiet};
+use crate::workload::{Command, Progress};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -48,6 +48,7 @@ pub fn peak_sessions(
     capture: &CaptureOptions,
     shard: Option<(u32, u32)>,
     idle_window_us: Option<i64>,
+    progress: &dyn Progress,
 ) -> Result<CaptureCount, String> {
     let mut reader = EventReader::open(logs, capture.clone()).map_err(|e| e.to_string())?;
     // Session → time of its last event; events in log order, with expiry from the front.
@@ -60,7 +61,7 @@ pub fn peak_sessions(
         ..Default::default()
     };
     reader
-        .for_each_batch(&Quiet, |batch| {
+        .for_each_batch(progress, |batch| {
             for ev in &batch.events {
                 if let Some((k, n)) = shard
                     && shard_of(ev.session, n) != k
@@ -192,12 +193,13 @@ pub fn refusal(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::Quiet;
 
     #[test]
     fn the_recorded_rate_counts_a_whole_second_log_s_last_second() {
         let shipped = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("corpora/sysbench/general-text.log.gz");
-        let c = peak_sessions(&[shipped], &CaptureOptions::default(), None, None).unwrap();
+        let c = peak_sessions(&[shipped], &CaptureOptions::default(), None, None, &Quiet).unwrap();
         // 2,995 statements, every one stamped with the same whole second.
         assert_eq!(c.statements, 2995);
         assert!(c.whole_seconds);

@@ -162,11 +162,16 @@ async fn check_connection_budget(
         Pace::Speed(s) => Some((opts.release_idle.as_micros() as f64 * s) as i64),
         Pace::Max => None,
     };
-    let count =
-        tokio::task::spawn_blocking(move || budget::peak_sessions(&logs, &capture, shard, window))
-            .await
-            .map_err(|e| ReplayError::Input(format!("session count failed: {e}")))?
-            .map_err(ReplayError::Input)?;
+    // A capture of many gigabytes takes a while to count (some 430 MB/s of slow log here): the
+    // bar says how far it is, on a terminal only.
+    let show = opts.progress;
+    let count = tokio::task::spawn_blocking(move || {
+        let progress = crate::render::progress::TermProgress::new(!show);
+        budget::peak_sessions(&logs, &capture, shard, window, &progress)
+    })
+    .await
+    .map_err(|e| ReplayError::Input(format!("session count failed: {e}")))?
+    .map_err(ReplayError::Input)?;
     let sides =
         std::iter::once(("source", &opts.source)).chain(opts.target.iter().map(|t| ("target", t)));
     for (side, ep) in sides {

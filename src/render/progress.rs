@@ -1,6 +1,6 @@
 //! Progress on a terminal.
 
-use cutover::workload::{Progress, Unit};
+use crate::workload::{Progress, Unit};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::{self, IsTerminal};
 use std::time::Duration;
@@ -14,11 +14,9 @@ pub struct TermProgress {
 impl TermProgress {
     pub fn new(quiet: bool) -> TermProgress {
         TermProgress {
-            bar: (!quiet && io::stderr().is_terminal()).then(|| {
-                let b = ProgressBar::hidden();
-                b.set_draw_target(ProgressDrawTarget::stderr());
-                b
-            }),
+            // Hidden until the first phase gives it a style: drawn at once, it showed an empty
+            // default bar ("0/0") first.
+            bar: (!quiet && io::stderr().is_terminal()).then(ProgressBar::hidden),
         }
     }
 }
@@ -47,6 +45,9 @@ impl Progress for TermProgress {
         match total {
             Some(t) => b.set_length(t),
             None => b.unset_length(),
+        }
+        if b.is_hidden() {
+            b.set_draw_target(ProgressDrawTarget::stderr());
         }
     }
     fn done(&self, n: u64) {
