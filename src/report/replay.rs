@@ -120,7 +120,8 @@ fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
         c.status_before_waivers = Status::Warn;
     }
     let mut said = Vec::new();
-    for (name, u) in blind.into_iter().rev() {
+    let mut first = Vec::new();
+    for (name, u) in blind {
         let mut what = Vec::new();
         let mut detail = Vec::new();
         if u.tables > 0 {
@@ -140,21 +141,19 @@ fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
             ));
         }
         said.push(format!("{name}: {}", what.join(", ")));
-        c.evidence.insert(
-            0,
-            ev(
-                "side",
-                name,
-                detail.join("; "),
-                Some(u.blind() as f64),
-                Status::Warn,
-                vec![
-                    "the planner had no statistics describing them and planned blind: ANALYZE them (vacuumdb --analyze-only) and replay again before trusting this figure".into(),
-                ],
-            ),
-        );
+        first.push(ev(
+            "side",
+            name,
+            detail.join("; "),
+            Some(u.blind() as f64),
+            Status::Warn,
+            vec![
+                "the planner had no statistics describing them and planned blind: ANALYZE them (vacuumdb --analyze-only) and replay again before trusting this figure".into(),
+            ],
+        ));
     }
-    said.reverse();
+    // Ahead of the criterion's own evidence, source before target.
+    c.evidence.splice(0..0, first);
     c.summary = format!(
         "{}; measured with planner statistics missing or stale ({}): ANALYZE and replay again",
         c.summary,
