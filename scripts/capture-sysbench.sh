@@ -10,6 +10,8 @@
 #   --out DIR        where the logs go (default corpora/sysbench)
 #   --time S         seconds of sysbench per run (default 5)
 #   --threads N      sysbench threads = concurrent sessions (default 4)
+#   --rate TPS       sysbench's --rate: transactions arrive at this mean rate and the sessions idle
+#                    between them, as a production server's clients do (default 0: as fast as it can)
 #   --tables N, --table-size N   sysbench data set (default 4 x 10000)
 #   --keep N|all     keep the first N records of each log (default 3000)
 #   --no-gzip        write plain .log files
@@ -23,12 +25,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-OUT=corpora/sysbench; TIME=5; THREADS=4; TABLES=4; TABLE_SIZE=10000; KEEP=3000; GZIP=yes; ONLY=""
+OUT=corpora/sysbench; TIME=5; THREADS=4; TABLES=4; TABLE_SIZE=10000; KEEP=3000; GZIP=yes; ONLY=""; RATE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT=$2; shift 2 ;;
     --time) TIME=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
+    --rate) RATE=$2; shift 2 ;;
     --tables) TABLES=$2; shift 2 ;;
     --table-size) TABLE_SIZE=$2; shift 2 ;;
     --keep) KEEP=$2; shift 2 ;;
@@ -68,8 +71,9 @@ WORK=$(mktemp -d /tmp/cutover-capture.XXXXXX)
 chmod 1777 "$WORK"
 trap restore EXIT
 
-sql "CREATE DATABASE IF NOT EXISTS cutover_sbtest"
-sysbench oltp_read_write "${SB[@]}" prepare >/dev/null
+# The script's own database: one left by an interrupted run would make prepare fail on its tables.
+sql "DROP DATABASE IF EXISTS cutover_sbtest; CREATE DATABASE cutover_sbtest"
+sysbench oltp_read_write "${SB[@]}" prepare >"$WORK/prepare.txt" || { echo "capture-sysbench: sysbench prepare failed:" >&2; cat "$WORK/prepare.txt" >&2; exit 1; }
 
 mkdir -p "$OUT"
 SERVER=$(sql "SELECT VERSION()")
@@ -167,7 +171,7 @@ run() { # label ps-mode
   : >"$gen"; : >"$slow"; chmod 666 "$gen" "$slow"
   sql "SET GLOBAL general_log_file='$gen', slow_query_log_file='$slow', long_query_time=0, log_slow_admin_statements=ON;
        SET GLOBAL general_log=1, slow_query_log=1"
-  sysbench oltp_read_write "${SB[@]}" --threads="$THREADS" --time="$TIME" --db-ps-mode="$mode" --report-interval=0 run >"$WORK/sysbench-$label.txt"
+  sysbench oltp_read_write "${SB[@]}" --threads="$THREADS" --time="$TIME" --rate="$RATE" --db-ps-mode="$mode" --report-interval=0 run >"$WORK/sysbench-$label.txt"
   sql "SET GLOBAL general_log=0, slow_query_log=0"
   local qps; qps=$(grep -E '^\s+queries:' "$WORK/sysbench-$label.txt" | sed -E 's/.*\((.*) per sec.*/\1/')
   for kind in general slow; do

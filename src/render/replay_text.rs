@@ -61,11 +61,12 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
     if let Some(n) = s.order_waits {
         writeln!(
             out,
-            "    order waits: {n:>12}   ({:.3}s in all; lock cycles {}, 2 s timeouts {}; held past the lock grace {})",
+            "    order waits: {n:>12}   ({:.3}s in all; lock cycles {}, 2 s timeouts {}; held past the lock grace {}; moved after a later end {})",
             s.order_wait_s.unwrap_or(0.0),
             s.order_lock_cycles.unwrap_or(0),
             s.order_wait_timeouts.unwrap_or(0),
-            s.order_held_past_grace.unwrap_or(0)
+            s.order_held_past_grace.unwrap_or(0),
+            s.order_moved.unwrap_or(0)
         )?;
     }
     if let Some(u) = s.unanalyzed.as_ref().filter(|u| u.tables > 0) {

@@ -291,11 +291,21 @@ pub(super) async fn dispatch(
             seq += 1;
             let (order_seq, deps) = if opts.keep_order && p.skip.is_none() && orders_writes(&p) {
                 order_counter += 1;
-                let deps = conflicts.order(order_counter, ev.session, &p, &sql);
+                // The general log records no duration: its lines are written as statements start.
+                let written_at_start = ev.duration_us.is_none();
+                let deps = conflicts.order(order_counter, ev.session, &p, &sql, written_at_start);
+                for m in conflicts.take_moved() {
+                    if let Some((gs, gt)) = &gates {
+                        gs.moved(m);
+                        gt.moved(m);
+                    }
+                }
                 (Some(order_counter), deps)
             } else {
                 if opts.keep_order && p.skip.is_none() {
                     conflicts.control(ev.session, &p.control);
+                } else if opts.keep_order {
+                    conflicts.wrote(ev.session);
                 }
                 (None, Default::default())
             };

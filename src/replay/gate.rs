@@ -1,7 +1,7 @@
 //! The cross-session order gate of `--mode all`: a statement starts once the statements it conflicts
 //! with (see `conflict`) have taken their locks on this side.
 
-use super::conflict::Deps;
+use super::conflict::{Deps, Moved};
 use crate::db::Endpoint;
 use crate::db::exec::Session;
 use rustc_hash::FxHashMap;
@@ -60,6 +60,8 @@ pub struct OrderGate {
     waiting: std::sync::Mutex<FxHashMap<u64, (u64, Vec<u64>)>>,
     /// A running estimate of the median latency of ordered statements on this side, µs.
     median_latency_us: std::sync::atomic::AtomicU64,
+    /// Statements moved after another transaction's end (see `Moved`).
+    pub moves: std::sync::atomic::AtomicU64,
 }
 
 impl OrderGate {
@@ -171,9 +173,60 @@ impl OrderGate {
             .map_or(true, |s| s.passed(deps.all_before, &deps.on))
     }
 
+    /// Statement `m.statement` took its rows after the transaction ending at `m.after` ended (see
+    /// `Moved`): it waits for that end, and the statements of `m.session` stop waiting for it.
+    pub(super) fn moved(&self, m: Moved) {
+        if let Ok(mut s) = self.state.lock() {
+            // Moved again (another transaction took the rows first as well): after both ends.
+            s.moved
+                .entry(m.statement)
+                .or_default()
+                .push((m.session, m.after));
+            self.moves.fetch_add(1, Ordering::Relaxed);
+            // A moved statement that has passed changes nothing any more.
+            if s.moved.len() > 4096 {
+                let next = s.next;
+                s.moved.retain(|&statement, _| statement >= next);
+            }
+        }
+    }
+
+    /// `deps` as the moved statements change them for statement `seq` of `session`; None when
+    /// they do not. Only the ending transaction's statements (up to its end) stop waiting: the
+    /// session's next transaction came after the moved statement in the log, as before.
+    fn amended(&self, deps: &Deps, session: u64, seq: u64) -> Option<Deps> {
+        let s = self.state.lock().ok()?;
+        if s.moved.is_empty() {
+            return None;
+        }
+        let ends = s.moved.get(&seq);
+        let drop = |d: &u64| {
+            s.moved.get(d).is_some_and(|ends| {
+                ends.iter()
+                    .any(|&(ender, end)| ender == session && seq <= end)
+            })
+        };
+        if ends.is_none() && !deps.on.iter().any(drop) {
+            return None;
+        }
+        let mut d = deps.clone();
+        d.on.retain(|x| !drop(x));
+        for &(ender, end) in ends.into_iter().flatten() {
+            d.on.push(end);
+            d.sessions.push(ender);
+        }
+        d.on.sort_unstable();
+        d.on.dedup();
+        d.sessions.sort_unstable();
+        d.sessions.dedup();
+        Some(d)
+    }
+
     /// Waits until what `deps` names has passed. `session` is the waiting session (to tell a wait
     /// for a turn from a wait cycle through the server's locks, see `breaks_cycle`).
     pub(super) async fn wait_for(&self, deps: &Deps, session: u64, seq: u64) {
+        let amended = self.amended(deps, session, seq);
+        let deps = amended.as_ref().unwrap_or(deps);
         if self.ready(deps) {
             return;
         }
@@ -336,6 +389,9 @@ struct Passed {
     /// woke each wait ~55 times on a sysbench replay (68,116 wake-ups for 1,248 waits), each
     /// wake-up a poll of the session's task, a lock and a timer set anew.
     waiters: Vec<Waiter>,
+    /// Moved statements (see `Moved`): the sessions whose statements no longer wait for it, each
+    /// with the end it waits for.
+    moved: FxHashMap<u64, Vec<(u64, u64)>>,
 }
 
 /// A statement waiting at the gate.
@@ -501,6 +557,62 @@ mod tests {
         tokio::time::timeout(Duration::from_millis(100), gate.wait_for(&deps, 1, 11))
             .await
             .expect("no wait");
+    }
+
+    #[tokio::test]
+    async fn a_moved_statement_waits_for_the_end_and_its_session_stops_waiting_for_it() {
+        let gate = std::sync::Arc::new(OrderGate::new(None, false));
+        // Statement 1 (session 1) took its rows after session 2's transaction ended at 4.
+        gate.moved(Moved {
+            statement: 1,
+            session: 2,
+            after: 4,
+        });
+        let on = |v: Vec<u64>, sessions: Vec<u64>| Deps {
+            all_before: 0,
+            on: v,
+            sessions,
+        };
+        assert_eq!(
+            gate.amended(&on(vec![], vec![]), 1, 1),
+            Some(on(vec![4], vec![2]))
+        );
+        // Session 2's statements stop waiting for it; another session's still waits.
+        assert_eq!(
+            gate.amended(&on(vec![1, 3], vec![1, 3]), 2, 2),
+            Some(on(vec![3], vec![1, 3]))
+        );
+        assert_eq!(gate.amended(&on(vec![1], vec![1]), 3, 5), None);
+        // So does session 2's next transaction, written after statement 1.
+        assert_eq!(gate.amended(&on(vec![1], vec![1]), 2, 6), None);
+        // Session 2 runs through its end without statement 1; statement 1 goes after it.
+        for seq in [2, 4] {
+            tokio::time::timeout(
+                Duration::from_millis(500),
+                gate.wait_for(&on(vec![1], vec![1]), 2, seq),
+            )
+            .await
+            .expect("session 2 does not wait for the moved statement");
+            gate.started(seq);
+        }
+        gate.started(3);
+        tokio::time::timeout(
+            Duration::from_millis(500),
+            gate.wait_for(&on(vec![], vec![]), 1, 1),
+        )
+        .await
+        .expect("the moved statement goes once the end has passed");
+        assert_eq!(gate.timeouts.load(Ordering::Relaxed), 0);
+        // Moved again, after another session's end too: it waits for both.
+        gate.moved(Moved {
+            statement: 1,
+            session: 3,
+            after: 7,
+        });
+        assert_eq!(
+            gate.amended(&on(vec![], vec![]), 1, 1),
+            Some(on(vec![4, 7], vec![2, 3]))
+        );
     }
 
     #[test]

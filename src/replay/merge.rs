@@ -31,6 +31,7 @@ fn add_order_gate(a: &mut SideReport, b: &SideReport) {
     a.order_waits = add(a.order_waits, b.order_waits);
     a.order_wait_s = add(a.order_wait_s, b.order_wait_s);
     a.order_held_past_grace = add(a.order_held_past_grace, b.order_held_past_grace);
+    a.order_moved = add(a.order_moved, b.order_moved);
 }
 
 fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
@@ -360,6 +361,7 @@ mod tests {
             order_wait_timeouts: waits.map(|_| 1),
             order_lock_cycles: waits.map(|_| 2),
             order_held_past_grace: waits.map(|_| 3),
+            order_moved: waits.map(|_| 4),
             ..SideReport::default()
         };
         let mut a = gate(Some(10), Some(1.5));
@@ -370,9 +372,10 @@ mod tests {
                 a.order_wait_s,
                 a.order_wait_timeouts,
                 a.order_lock_cycles,
-                a.order_held_past_grace
+                a.order_held_past_grace,
+                a.order_moved
             ),
-            (Some(15), Some(2.0), Some(2), Some(4), Some(6))
+            (Some(15), Some(2.0), Some(2), Some(4), Some(6), Some(8))
         );
         // A --free-order shard has no gate: the other's counts stand.
         let mut free = gate(None, None);

@@ -210,6 +210,11 @@ pub struct SideReport {
     /// waiters were held until the server showed them waiting for a row lock (or they finished).
     #[serde(default)]
     pub order_held_past_grace: Option<u64>,
+    /// `--mode all`, general log: statements the log writes before another session's on the same
+    /// rows that took the rows only after that session's transaction ended (its end is written
+    /// while their transaction is open and silent), replayed in that order (see the README).
+    #[serde(default)]
+    pub order_moved: Option<u64>,
     /// A PostgreSQL-family side's tables with rows and no planner statistics when the replay
     /// started (never analyzed, by hand or by autovacuum); None on a MySQL-family side or when the
     /// server cannot tell.

@@ -142,6 +142,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
                 x.order_waits = Some(g.waits.load(Ordering::Relaxed));
                 x.order_wait_s = Some(g.waited_us.load(Ordering::Relaxed) as f64 / 1e6);
                 x.order_held_past_grace = Some(g.held_past_grace.load(Ordering::Relaxed));
+                x.order_moved = Some(g.moves.load(Ordering::Relaxed));
             }
         }
     }

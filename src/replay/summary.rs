@@ -88,6 +88,7 @@ pub(super) fn side_report(
         order_waits: None,
         order_wait_s: None,
         order_held_past_grace: None,
+        order_moved: None,
         unanalyzed: None,
         elapsed_s,
         spans_unix_s,
