@@ -195,6 +195,10 @@ impl OrderGate {
     /// they do not. Only the ending transaction's statements (up to its end) stop waiting: the
     /// session's next transaction came after the moved statement in the log, as before.
     fn amended(&self, deps: &Deps, session: u64, seq: u64) -> Option<Deps> {
+        // Nothing moved yet (most replays): no second lock per ordered statement.
+        if self.moves.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
         let s = self.state.lock().ok()?;
         if s.moved.is_empty() {
             return None;

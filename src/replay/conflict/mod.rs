@@ -139,6 +139,19 @@ fn same_rows(a: &Option<std::sync::Arc<rows::Key>>, b: &Option<std::sync::Arc<ro
     })
 }
 
+/// Counts a statement of `session` (see `SessionTxn::last_event`) and returns its transaction (on
+/// the fields, not `&mut self`: the caller goes on using the others).
+fn note<'a>(
+    events: &mut u64,
+    sessions: &'a mut FxHashMap<u64, SessionTxn>,
+    session: u64,
+) -> &'a mut SessionTxn {
+    *events += 1;
+    let txn = sessions.entry(session).or_default();
+    txn.last_event = *events;
+    txn
+}
+
 impl Conflicts {
     /// Registers ordered statement `seq` of `session` and returns what it waits for. `plan` and
     /// `sql` say what it touches; `written_at_start`: the log writes statements as they start
@@ -152,10 +165,8 @@ impl Conflicts {
         sql: &[u8],
         written_at_start: bool,
     ) -> Deps {
-        self.events += 1;
-        let event = self.events;
-        let txn = self.sessions.entry(session).or_default();
-        txn.last_event = event;
+        let mut txn = note(&mut self.events, &mut self.sessions, session);
+        let event = txn.last_event;
         let ends = matches!(plan.control, Control::Commit | Control::Rollback);
         // What an ending transaction touched: its accesses, and the locks it held.
         let ended = if ends {
@@ -168,8 +179,8 @@ impl Conflicts {
             if written_at_start {
                 self.find_moved(seq, session, &ended);
             }
+            txn = self.sessions.entry(session).or_default();
         }
-        let txn = self.sessions.entry(session).or_default();
         let acc = if ends {
             Some(ended.iter().map(|t| t.access.clone()).collect())
         } else if matches!(plan.class, C::Write | C::LockingRead | C::Ddl) {
@@ -248,13 +259,14 @@ impl Conflicts {
                 key: a.key.clone(),
             });
         }
-        on.retain(|&(d, _)| d >= deps.all_before);
-        // A statement just moved after this end is not waited for (see `Moved`).
+        // Not what fell below `all_before` (waited for anyway), nor a statement just moved after
+        // this end (see `Moved`).
         on.retain(|&(d, _)| {
-            !self
-                .moved
-                .iter()
-                .any(|m| m.statement == d && m.session == session)
+            d >= deps.all_before
+                && !self
+                    .moved
+                    .iter()
+                    .any(|m| m.statement == d && m.session == session)
         });
         deps.on = on.iter().map(|&(d, _)| d).collect();
         deps.on.sort_unstable();
@@ -308,15 +320,12 @@ impl Conflicts {
 
     /// Notes a statement of `session` that is not replayed: the session was not silent.
     pub(super) fn wrote(&mut self, session: u64) {
-        self.events += 1;
-        self.sessions.entry(session).or_default().last_event = self.events;
+        note(&mut self.events, &mut self.sessions, session);
     }
 
     /// Follows a statement that is not ordered but changes the session's transaction state.
     pub(super) fn control(&mut self, session: u64, control: &Control) {
-        self.events += 1;
-        let txn = self.sessions.entry(session).or_default();
-        txn.last_event = self.events;
+        let txn = note(&mut self.events, &mut self.sessions, session);
         match control {
             Control::Begin => {
                 txn.explicit = true;
