@@ -30,7 +30,7 @@ s, t = j["sides"]["source"], j["sides"]["target"]
 print(f"| {label} | {s['statements']:,} | {s['qps']:,.0f} / {t['qps']:,.0f} | {s['tps']:,.1f} / {t['tps']:,.1f} "
       f"| {s['latency_ms']['avg']:.2f} / {t['latency_ms']['avg']:.2f} | {s['latency_ms']['p95']:.2f} / {t['latency_ms']['p95']:.2f} "
       f"| {j['mismatches']} ({j.get('concurrent_races', 0)} races) | {s.get('errors', 0)} / {t.get('errors', 0)} "
-      f"| {s.get('order_lock_cycles')} / {s.get('order_wait_timeouts')} | {copies} |")
+      f"| {s.get('order_lock_cycles')} / {s.get('order_wait_timeouts')} ; {t.get('order_lock_cycles')} / {t.get('order_wait_timeouts')} | {copies} |")
 PY
 cat >"$DATA/classes.py" <<'PY'
 import json, sys
@@ -79,7 +79,7 @@ echo "Machine: $(nproc) cores; $(mysql -uroot -N -e 'SELECT VERSION()'); $(psql 
 echo
 echo "Starting data for PostgreSQL: \`cutover audit --emit-sql\` of start.sql, loaded with ON_ERROR_STOP; verify: $verify."
 echo
-echo "| run | statements | QPS (source / target) | TPS | avg ms | p95 ms | mismatches | errors | lock cycles / 2 s timeouts (source) | copies after |"
+echo "| run | statements | QPS (source / target) | TPS | avg ms | p95 ms | mismatches | errors | lock cycles broken / 2 s timeouts (source ; target) | copies after |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo

@@ -711,6 +711,85 @@ fn an_ordered_write_on_its_way_to_its_row_is_not_overtaken() {
     mysql(None, &format!("DROP DATABASE {db}"));
 }
 
+/// A log whose order the server's locks contradict (a statement written after one that, replayed,
+/// waits for a row lock the waiting session holds): the gate holds one session for the other while
+/// the server holds the other for the first. The cycle is seen, made sure of (two looks at the
+/// server's lock waits, 200 ms apart) and broken, well before the 2 s timeout, on both sides of an
+/// A/A, and both copies end alike.
+#[test]
+fn a_wait_cycle_through_a_server_lock_is_broken_not_timed_out() {
+    let _serial = serial();
+    let (a, b) = ("cutover_replay_cycle_a", "cutover_replay_cycle_b");
+    for db in [a, b] {
+        mariadb_sbtest(db);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("cycle.log");
+    // Session 31's UPDATE of row 1 waits for session 30's lock when replayed; its UPDATE of row 2
+    // (written before session 30's) is then never reached, and session 30's waits for it. Session
+    // 31's SELECT keeps the general log's order correction (see `Moved`) out of this: the session
+    // wrote something after its UPDATE of row 2, so the log does not prove that UPDATE came late.
+    write_general_log(
+        &log,
+        "261207 08:30:00\t    30 Connect\troot@127.0.0.1 on x using TCP/IP\n\
+         \t\t    31 Connect\troot@127.0.0.1 on x using TCP/IP\n\
+         \t\t    30 Query\tBEGIN\n\
+         \t\t    30 Query\tUPDATE sbtest1 SET k = k + 1 WHERE id = 1\n\
+         \t\t    31 Query\tBEGIN\n\
+         \t\t    31 Query\tUPDATE sbtest1 SET k = k + 10 WHERE id = 1\n\
+         \t\t    31 Query\tUPDATE sbtest1 SET k = k + 10 WHERE id = 2\n\
+         \t\t    30 Query\tUPDATE sbtest1 SET k = k + 1 WHERE id = 2\n\
+         \t\t    31 Query\tSELECT k FROM sbtest2 WHERE id = 3\n\
+         \t\t    30 Query\tCOMMIT\n\
+         \t\t    31 Query\tCOMMIT\n\
+         \t\t    30 Quit\t\n\
+         \t\t    31 Quit\t\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let j = replay_json(&[
+        log.to_str().unwrap(),
+        "--source",
+        &with_db(&mysql_url(), a),
+        "--target",
+        &with_db(&mysql_url(), b),
+        "--mode",
+        "all",
+        "--allow-writes",
+        "--max-speed",
+    ]);
+    let took = started.elapsed();
+    for side in ["source", "target"] {
+        let s = &j["sides"][side];
+        assert_eq!(s["order_lock_cycles"], 1, "{side}: {s:#}");
+        assert_eq!(s["order_wait_timeouts"], 0, "{side}: {s:#}");
+        assert_eq!(s["errors"], 0, "{side}: {s:#}");
+    }
+    // Two looks 200 ms apart, not the 2 s timeout (the two sides wait at the same time).
+    assert!(
+        took < std::time::Duration::from_millis(1900),
+        "took {took:?}"
+    );
+    assert_eq!(j["mismatches"], 0, "{j:#}");
+    for db in [a, b] {
+        assert_eq!(
+            mysql(
+                Some(db),
+                "SELECT k FROM sbtest1 WHERE id IN (1, 2) ORDER BY id"
+            )
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+            // Row 1: (1 * 7919) % 10007 + 11; row 2: (2 * 7919) % 10007 + 11.
+            ["7930", "5842"],
+            "{db}"
+        );
+    }
+    assert_eq!(checksum(a), checksum(b));
+    for db in [a, b] {
+        mysql(None, &format!("DROP DATABASE {db}"));
+    }
+}
+
 /// A PostgreSQL target whose tables were loaded and never analyzed is named in the report (its
 /// planner plans them blind until autovacuum gets to them); once analyzed, nothing is said.
 #[test]

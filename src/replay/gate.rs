@@ -18,8 +18,10 @@ const MIN_LOCK_GRACE: Duration = Duration::from_millis(2);
 /// `lock_grace`).
 const MAX_LOCK_GRACE: Duration = Duration::from_millis(50);
 
-/// How long a statement waits before looking (once) for a wait cycle through the server's locks.
-const PROBE_AFTER: Duration = Duration::from_millis(200);
+/// How often a waiting statement looks for a wait cycle through the server's locks. A cycle is
+/// broken when two looks in a row see it: MariaDB's lock views are a cache refreshed at most every
+/// 100 ms, so one look can show a lock released since, and two looks this far apart cannot.
+const PROBE_EVERY: Duration = Duration::from_millis(200);
 /// With `--break-lock-cycles`: how often a waiting statement looks for a cycle it should break.
 const BREAK_PROBE_EVERY: Duration = Duration::from_millis(20);
 
@@ -47,8 +49,8 @@ pub struct OrderGate {
     /// Statements that waited for their turn, and how long they waited in all (µs).
     pub waits: std::sync::atomic::AtomicU64,
     pub waited_us: std::sync::atomic::AtomicU64,
-    /// Waits found in a wait cycle through a server lock (counted once per cycle, at its earliest
-    /// waiting statement); they end at ORDER_WAIT like any other stuck wait.
+    /// Wait cycles through a server lock, broken by letting their earliest waiting statement go
+    /// (counted once per cycle, when broken; see `wait_turn`).
     pub lock_cycles: std::sync::atomic::AtomicU64,
     probe: Option<tokio::sync::Mutex<Probe>>,
     /// Let the earliest waiting statement of a cycle go at once (`--break-lock-cycles`).
@@ -253,10 +255,12 @@ impl OrderGate {
         let every = if self.break_cycles {
             BREAK_PROBE_EVERY
         } else {
-            PROBE_AFTER
+            PROBE_EVERY
         };
         let mut probe_at = now + every;
-        let mut probed = self.probe.is_none() || deps.sessions.is_empty();
+        let probes = self.probe.is_some() && !deps.sessions.is_empty();
+        // The previous look saw this wait in a cycle.
+        let mut seen = false;
         let wake = std::sync::Arc::new(tokio::sync::Notify::new());
         loop {
             match self.state.lock() {
@@ -267,10 +271,10 @@ impl OrderGate {
                 }),
                 _ => return,
             }
-            let until = if probed {
-                deadline
-            } else {
+            let until = if probes {
                 deadline.min(probe_at)
+            } else {
+                deadline
             };
             let woken = tokio::time::timeout_at(until, wake.notified())
                 .await
@@ -290,18 +294,20 @@ impl OrderGate {
                 continue;
             }
             if tokio::time::Instant::now() < deadline {
-                // By default a cycle is counted, not acted on: letting a statement of the cycle
-                // go at once makes A/A copies of TPC-C end with a mismatch now and then where the
-                // 2 s wait does not (2026-12-04: the latest statement going made copies differ;
-                // the earliest going, 1 mismatch in 4 runs, copies identical, 7x faster).
+                // A cycle waits no longer than it takes to be sure of it: nothing but a statement
+                // of the cycle going ends it (the 2 s timeout let one go too, 1.6 s later). Going
+                // at the first look made A/A copies of TPC-C end with a mismatch now and then
+                // (2026-12-04, with looks every 20 ms: 1 in 4 runs), so by default it takes two.
                 probe_at = tokio::time::Instant::now() + every;
-                probed = !self.break_cycles;
                 if self.breaks_cycle(session, seq, &deps.sessions).await {
-                    self.lock_cycles.fetch_add(1, Ordering::Relaxed);
-                    if self.break_cycles {
+                    if self.break_cycles || seen {
+                        self.lock_cycles.fetch_add(1, Ordering::Relaxed);
                         self.give_way(deps);
                         return;
                     }
+                    seen = true;
+                } else {
+                    seen = false;
                 }
                 continue;
             }
