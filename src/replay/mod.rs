@@ -25,6 +25,7 @@ mod statistics;
 mod stats;
 mod stop;
 mod summary;
+mod timer;
 mod txn;
 mod worker;
 

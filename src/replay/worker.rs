@@ -16,7 +16,8 @@ use tokio::sync::mpsc;
 pub const DEFAULT_RELEASE_IDLE: Duration = Duration::from_secs(30);
 /// Results with more rows than this are cut to this many before comparing.
 pub(super) const MAX_ROWS: usize = 100_000;
-/// Half of tokio's timer resolution (1 ms).
+/// Half of tokio's timer resolution (1 ms): how early a statement is aimed without the precise
+/// timer.
 const TIMER_HALF_TICK: Duration = Duration::from_micros(500);
 
 /// What a worker knows about its session, to replay it and to restore it after a reconnect.
@@ -285,17 +286,31 @@ impl Worker {
         // Nothing starts before the replay's start, `--max-speed` included: times are measured
         // from it (a statement sent during the connection headroom would count as taking no time,
         // and a short replay or a shard reported a million statements per second).
-        // The timer fires on the first 1 ms tick at or after the instant it is given: aiming half a
-        // tick early starts a statement within ±0.5 ms of its due time, not up to 1 ms late (a
-        // schedule spread within whole seconds has dues between ticks).
-        let d = due.map_or(self.start, |d| {
-            d.checked_sub(TIMER_HALF_TICK).unwrap_or(d).max(self.start)
-        });
-        while Instant::now() < d && !self.stop.load(Ordering::Relaxed) {
-            tokio::time::sleep_until(d.min(Instant::now() + Duration::from_millis(100)).into())
-                .await;
+        let d = due.map_or(self.start, |d| d.max(self.start));
+        let precise = super::timer::available();
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= d {
+                return true;
+            }
+            // tokio's timer (1 ms ticks) for the bulk of a wait, the precise timer for its last
+            // stretch; tokio's alone, aimed half a tick early, if the timer thread could not start.
+            let coarse_until = if precise {
+                d.checked_sub(super::timer::COARSE_MARGIN)
+            } else {
+                d.checked_sub(TIMER_HALF_TICK)
+            };
+            match coarse_until {
+                Some(c) if c > now => {
+                    tokio::time::sleep_until(c.min(now + Duration::from_millis(100)).into()).await
+                }
+                _ if precise => super::timer::sleep_until(d).await,
+                _ => return true,
+            }
         }
-        !self.stop.load(Ordering::Relaxed)
     }
 
     /// Takes the connection out of the worker and out of the stop's registry of running
