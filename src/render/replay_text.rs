@@ -88,8 +88,8 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
     if let (Some(rec), Some(pace)) = (s.recorded_qps, s.pace) {
         writeln!(
             out,
-            "    pace:        {:.0} QPS of the recorded {rec:.0} ({:.0}%){}",
-            s.qps,
+            "    pace:        {:.0} statements started per second of the recorded {rec:.0} ({:.0}%){}",
+            pace * rec,
             pace * 100.0,
             if pace < 0.9 {
                 ": the replay did not hold the recorded load; its latencies describe a lighter one"

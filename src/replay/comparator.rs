@@ -34,6 +34,9 @@ pub(super) struct SideAcc {
     pub(super) due_span: Option<(u64, u64)>,
     pub(super) first_at: Option<u64>,
     pub(super) last_at: u64,
+    /// When the last statement started (µs from the replay's start): the pace measures the span
+    /// of starts, as the schedule's is.
+    pub(super) last_start: u64,
 }
 
 #[derive(Default)]
@@ -290,6 +293,7 @@ pub(super) fn record(acc: &mut Acc, d: &Done) {
             }
             sa.first_at = Some(sa.first_at.map_or(d.at_us, |f| f.min(d.at_us)));
             sa.last_at = sa.last_at.max(d.at_us + d.latency_us);
+            sa.last_start = sa.last_start.max(d.at_us);
             let slice = (d.at_us / 10_000_000) as usize;
             if sa.slices.len() <= slice {
                 sa.slices.resize_with(slice + 1, Default::default);

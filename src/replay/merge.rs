@@ -91,12 +91,7 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     };
     a.qps = per_s(a.statements);
     a.tps = per_s(a.transactions);
-    // Shards run side by side on disjoint sessions: their scheduled rates add up.
-    a.recorded_qps = match (a.recorded_qps, b.recorded_qps) {
-        (Some(x), Some(y)) => Some(x + y),
-        (x, y) => x.or(y),
-    };
-    a.pace = a.recorded_qps.filter(|r| *r > 0.0).map(|r| a.qps / r);
+    (a.recorded_qps, a.pace) = merged_pace(a, b);
     a.error_rate = if a.statements > 0 {
         a.errors as f64 / a.statements as f64
     } else {
@@ -133,6 +128,24 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
 }
 
 /// The length of the union of time spans, in seconds.
+/// The scheduled rate and the pace of two shards together. Shards run side by side on disjoint
+/// sessions: their scheduled rates add up, and so do the rates they started statements at (a
+/// shard's pace times its scheduled rate; the pace is over the span of the starts, which a merged
+/// report does not keep).
+fn merged_pace(a: &SideReport, b: &SideReport) -> (Option<f64>, Option<f64>) {
+    let add = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => Some(x + y),
+        (x, y) => x.or(y),
+    };
+    let started = |s: &SideReport| s.pace.zip(s.recorded_qps).map(|(p, r)| p * r);
+    let recorded = add(a.recorded_qps, b.recorded_qps);
+    let pace = recorded
+        .filter(|r| *r > 0.0)
+        .zip(add(started(a), started(b)))
+        .map(|(r, s)| s / r);
+    (recorded, pace)
+}
+
 pub(super) fn union_s(spans: &[[f64; 2]]) -> f64 {
     let mut v: Vec<[f64; 2]> = spans.to_vec();
     v.sort_by(|a, b| a[0].total_cmp(&b[0]));
@@ -383,5 +396,25 @@ mod tests {
         assert_eq!((free.order_waits, free.order_wait_s), (Some(15), Some(2.0)));
         add_order_gate(&mut free, &gate(None, None));
         assert_eq!(free.order_waits, Some(15));
+    }
+
+    #[test]
+    fn shards_paces_weigh_by_their_scheduled_rates() {
+        let shard = |recorded: Option<f64>, pace: Option<f64>| SideReport {
+            recorded_qps: recorded,
+            pace,
+            ..SideReport::default()
+        };
+        // 300 of 300 scheduled and 50 of 100: 350 of 400.
+        let (r, p) = merged_pace(
+            &shard(Some(300.0), Some(1.0)),
+            &shard(Some(100.0), Some(0.5)),
+        );
+        assert_eq!((r, p), (Some(400.0), Some(0.875)));
+        // At --max-speed nothing was scheduled.
+        assert_eq!(
+            merged_pace(&shard(None, None), &shard(None, None)),
+            (None, None)
+        );
     }
 }

@@ -524,8 +524,8 @@ fn pace(r: &ReplayReport, source: &SideReport, target: &SideReport, gate: &Gate)
 /// statements started (where the replay measured it).
 fn pace_evidence(name: &str, s: &SideReport, pace: f64, levels: (f64, f64)) -> Evidence {
     let mut detail = format!(
-        "{:.0} statements/s achieved of {:.0} scheduled",
-        s.qps,
+        "{:.0} statements/s started of {:.0} scheduled",
+        pace * s.recorded_qps.unwrap_or(0.0),
         s.recorded_qps.unwrap_or(0.0)
     );
     if let Some(b) = s.behind_ms.as_ref().filter(|b| b.count > 0) {
@@ -659,8 +659,10 @@ mod tests {
             recorded_qps: Some(17_271.0),
             ..SideReport::default()
         };
-        let e = pace_evidence("source", &side, 0.841, (0.9, 0.5));
-        assert_eq!(e.detail, "14517 statements/s achieved of 17271 scheduled");
+        // The pace is over the span of the starts; here 14,517 started per second of 17,271.
+        let pace = 14_517.0 / 17_271.0;
+        let e = pace_evidence("source", &side, pace, (0.9, 0.5));
+        assert_eq!(e.detail, "14517 statements/s started of 17271 scheduled");
         assert_eq!(e.status, Status::Warn);
         side.behind_ms = Some(crate::replay::LatencySummary {
             count: 170_820,
@@ -669,10 +671,10 @@ mod tests {
             max: 2867.2,
             ..Default::default()
         });
-        let e = pace_evidence("source", &side, 0.841, (0.9, 0.5));
+        let e = pace_evidence("source", &side, pace, (0.9, 0.5));
         assert_eq!(
             e.detail,
-            "14517 statements/s achieved of 17271 scheduled; behind the recorded time p50 950.0 ms, p99 1876.0 ms, max 2867.2 ms"
+            "14517 statements/s started of 17271 scheduled; behind the recorded time p50 950.0 ms, p99 1876.0 ms, max 2867.2 ms"
         );
     }
 
