@@ -127,7 +127,6 @@ fn merge_side(a: &mut SideReport, b: &SideReport) -> Result<(), String> {
     Ok(())
 }
 
-/// The length of the union of time spans, in seconds.
 /// The scheduled rate and the pace of two shards together. Shards run side by side on disjoint
 /// sessions: their scheduled rates add up, and so do the rates they started statements at (a
 /// shard's pace times its scheduled rate; the pace is over the span of the starts, which a merged
@@ -146,6 +145,7 @@ fn merged_pace(a: &SideReport, b: &SideReport) -> (Option<f64>, Option<f64>) {
     (recorded, pace)
 }
 
+/// The length of the union of time spans, in seconds.
 pub(super) fn union_s(spans: &[[f64; 2]]) -> f64 {
     let mut v: Vec<[f64; 2]> = spans.to_vec();
     v.sort_by(|a, b| a[0].total_cmp(&b[0]));

@@ -287,7 +287,6 @@ impl Worker {
         // from it (a statement sent during the connection headroom would count as taking no time,
         // and a short replay or a shard reported a million statements per second).
         let d = due.map_or(self.start, |d| d.max(self.start));
-        let precise = super::timer::available();
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 return false;
@@ -296,6 +295,8 @@ impl Worker {
             if now >= d {
                 return true;
             }
+            // Asked only when there is a wait (the first use starts the timer thread).
+            let precise = super::timer::available();
             // tokio's timer (1 ms ticks) for the bulk of a wait, the precise timer for its last
             // stretch; tokio's alone, aimed half a tick early, if the timer thread could not start.
             let coarse_until = if precise {
