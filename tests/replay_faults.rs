@@ -479,33 +479,24 @@ fn idle_sessions_share_connections_with_release_idle() {
     mysql(None, &format!("DROP DATABASE {db}"));
 }
 
-/// The pace is measured over the span of the starts, as the schedule's rate is: a replay that starts
-/// every statement on time holds the recorded pace however long its last statement runs. Measured
-/// over first start to last end, this one showed about 33%.
-#[test]
-fn a_long_last_statement_does_not_make_a_pace_not_held() {
-    let _g = serial();
-    let dir = tempfile::tempdir().unwrap();
-    // 50 statements of 2 sessions, 10 ms apart (0.5 s), then a 1 s SLEEP.
+/// A MySQL 5.7 general log (microsecond times) of `statements` (session, SQL), 10 ms apart.
+fn paced_log(statements: impl Iterator<Item = (u32, String)>) -> String {
     let mut log = String::from(
         "/usr/sbin/mysqld, Version: 5.7.44-log (MySQL Community Server (GPL)). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n",
     );
-    for i in 0..51u32 {
+    for (i, (session, sql)) in statements.enumerate() {
         let at = i * 10_000;
-        let sql = if i == 50 {
-            "SELECT SLEEP(1)".to_string()
-        } else {
-            format!("SELECT {i}")
-        };
         log.push_str(&format!(
-            "2026-12-04T10:00:{:02}.{:06}Z\t{:>6} Query\t{sql}\n",
+            "2026-12-04T10:00:{:02}.{:06}Z\t{session:>6} Query\t{sql}\n",
             at / 1_000_000,
             at % 1_000_000,
-            100 + i % 2
         ));
     }
-    let path = dir.path().join("long-last.log");
-    std::fs::write(&path, log).unwrap();
+    log
+}
+
+/// The source side of a source-only replay of `path` at `speed`.
+fn source_side_at(path: &std::path::Path, speed: &str) -> Value {
     let o = Command::new(bin())
         .args([
             "replay",
@@ -513,7 +504,7 @@ fn a_long_last_statement_does_not_make_a_pace_not_held() {
             "--source",
             &mysql_url(),
             "--speed",
-            "1",
+            speed,
             "--format",
             "json",
             "-q",
@@ -522,7 +513,28 @@ fn a_long_last_statement_does_not_make_a_pace_not_held() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let s = &j["sides"]["source"];
+    j["sides"]["source"].clone()
+}
+
+/// The pace is measured over the span of the starts, as the schedule's rate is: a replay that starts
+/// every statement on time holds the recorded pace however long its last statement runs. Measured
+/// over first start to last end, this one showed about 33%.
+#[test]
+fn a_long_last_statement_does_not_make_a_pace_not_held() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    // 50 statements of 2 sessions, 10 ms apart (0.5 s), then a 1 s SLEEP.
+    let log = paced_log((0..51u32).map(|i| {
+        let sql = if i == 50 {
+            "SELECT SLEEP(1)".to_string()
+        } else {
+            format!("SELECT {i}")
+        };
+        (100 + i % 2, sql)
+    }));
+    let path = dir.path().join("long-last.log");
+    std::fs::write(&path, log).unwrap();
+    let s = source_side_at(&path, "1");
     let rec = s["recorded_qps"].as_f64().unwrap();
     assert!((95.0..=110.0).contains(&rec), "{s:#}");
     let pace = s["pace"].as_f64().unwrap();
@@ -535,40 +547,11 @@ fn a_long_last_statement_does_not_make_a_pace_not_held() {
 fn the_report_says_when_the_recorded_pace_was_not_held() {
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
-    // MySQL 5.7 general log, microsecond times: 200 statements of 4 sessions, 10 ms apart (2 s).
-    let mut log = String::from(
-        "/usr/sbin/mysqld, Version: 5.7.44-log (MySQL Community Server (GPL)). started with:\nTcp port: 3306  Unix socket: /var/run/mysqld/mysqld.sock\nTime                 Id Command    Argument\n",
-    );
-    for i in 0..200u32 {
-        let at = i * 10_000;
-        log.push_str(&format!(
-            "2026-12-04T10:00:{:02}.{:06}Z\t{:>6} Query\tSELECT {i}\n",
-            at / 1_000_000,
-            at % 1_000_000,
-            100 + i % 4
-        ));
-    }
+    // 200 statements of 4 sessions, 10 ms apart (2 s).
+    let log = paced_log((0..200u32).map(|i| (100 + i % 4, format!("SELECT {i}"))));
     let path = dir.path().join("paced.log");
     std::fs::write(&path, log).unwrap();
-    let side = |speed: &str| {
-        let o = Command::new(bin())
-            .args([
-                "replay",
-                path.to_str().unwrap(),
-                "--source",
-                &mysql_url(),
-                "--speed",
-                speed,
-                "--format",
-                "json",
-                "-q",
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let j: Value = serde_json::from_slice(&o.stdout).unwrap();
-        j["sides"]["source"].clone()
-    };
+    let side = |speed: &str| source_side_at(&path, speed);
     // At the recorded pace (100 QPS) a local MariaDB keeps up.
     let s = side("1");
     let rec = s["recorded_qps"].as_f64().unwrap();

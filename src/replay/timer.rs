@@ -37,8 +37,12 @@ impl Future for PreciseSleep {
             return Poll::Ready(());
         }
         // A second poll before the due instant (a spurious wake) registers again: the earlier
-        // entry then wakes the task once more for nothing, which a poll shrugs off.
-        timer().add(self.due, cx.waker().clone());
+        // entry then wakes the task once more for nothing, which a poll shrugs off. Without the
+        // thread (see `available`) the task is woken at once rather than never.
+        match timer() {
+            Some(t) => t.add(self.due, cx.waker().clone()),
+            None => cx.waker().wake_by_ref(),
+        }
         Poll::Pending
     }
 }
@@ -78,41 +82,31 @@ struct Timer {
     changed: Condvar,
 }
 
-/// The process's timer thread, started on first use; it sleeps while nothing waits.
-fn timer() -> &'static Timer {
-    static TIMER: OnceLock<&'static Timer> = OnceLock::new();
-    TIMER.get_or_init(|| {
+/// The process's timer thread, started on first use; it sleeps while nothing waits. None if the
+/// system refused the thread.
+fn timer() -> Option<&'static Timer> {
+    static TIMER: OnceLock<Option<&'static Timer>> = OnceLock::new();
+    *TIMER.get_or_init(|| {
         let t: &'static Timer = Box::leak(Box::new(Timer {
             queue: Mutex::new(Queue::default()),
             changed: Condvar::new(),
         }));
-        // If the thread cannot start, the sleeps still end: `add` wakes at once (the worker
-        // then falls back to polling the clock through tokio's timer).
-        if std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("cutover-timer".into())
             .spawn(move || t.run())
-            .is_err()
-        {
-            DEAD.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-        t
+            .ok()
+            .map(|_| t)
     })
 }
 
-static DEAD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether the timer thread runs (false if the system refused a thread).
+/// Whether the timer thread runs (false if the system refused a thread: the worker then waits on
+/// tokio's timer alone).
 pub(super) fn available() -> bool {
-    timer();
-    !DEAD.load(std::sync::atomic::Ordering::Relaxed)
+    timer().is_some()
 }
 
 impl Timer {
     fn add(&self, due: Instant, waker: Waker) {
-        if DEAD.load(std::sync::atomic::Ordering::Relaxed) {
-            waker.wake();
-            return;
-        }
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         q.seq += 1;
         let seq = q.seq;
