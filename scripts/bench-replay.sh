@@ -19,6 +19,8 @@
 # 5. A second capture at 60% of sysbench's own rate (sysbench --rate: transactions arrive at a mean
 #    rate and the sessions idle between them, as a production server's clients do, where the first
 #    capture runs the machine flat out): both logs replayed at --speed 1, default and --free-order.
+# 6. Client and server on separate cores (mariadbd on CPU 0, sysbench and cutover on CPU 1, as a
+#    replay from a jump host against a server of its own): steps 2 and 3 again in that placement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=8; TIME=10
@@ -107,7 +109,46 @@ for run in "general" "general --free-order" "slow" "slow --free-order"; do
   copy cutover_bench_snapr cutover_bench_run
   rated+=("$run|$("$BIN" replay "$DATA/rate/$kind-text.log" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes $free --format json -q | lagof)")
 done
-sql "DROP DATABASE IF EXISTS cutover_bench_run; DROP DATABASE IF EXISTS cutover_bench_snap; DROP DATABASE IF EXISTS cutover_bench_snapr; DROP DATABASE IF EXISTS cutover_bench_a; DROP DATABASE IF EXISTS cutover_bench_b"
+# 6. Client and server on separate cores, as when the replay runs from a jump host against a server
+#    of its own: mariadbd on CPU 0, sysbench and cutover on CPU 1 (a local server and two CPUs or
+#    more only; the server's affinity is put back afterwards). Everything above shares the two cores
+#    between the client and the server, so a client that spends more CPU per statement than
+#    sysbench's leaves the server less. Three rounds at --max-speed as in step 2, then a capture
+#    made in this placement replayed at --speed 1.
+SERVER_PID=$(pidof mariadbd || pidof mysqld || true)
+pinned=""
+if [ -n "$SERVER_PID" ] && [ "$(nproc)" -ge 2 ] && { [ "$M_HOST" = 127.0.0.1 ] || [ "$M_HOST" = localhost ]; }; then
+  OLD_MASK=$(taskset -p "$SERVER_PID" | awk '{print $NF}')
+  if taskset -a -p 0x1 "$SERVER_PID" >/dev/null 2>&1; then
+    trap 'taskset -a -p "$OLD_MASK" "$SERVER_PID" >/dev/null 2>&1 || true' EXIT
+    C=(taskset 0x2)
+    psb=(); pfr=(); por=(); pos=()
+    for i in 1 2 3; do
+      copy cutover_bench_snap cutover_bench_run
+      psb+=("$("${C[@]}" sysbench oltp_read_write "${SB[@]}" run | grep -E '^\s+queries:' | sed -E 's/.*\((.*) per sec.*/\1/')")
+      copy cutover_bench_snap cutover_bench_run
+      pfr+=("$("${C[@]}" "$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --free-order --format json -q | qps)")
+      copy cutover_bench_snap cutover_bench_run
+      por+=("$("${C[@]}" "$BIN" replay "$LOG" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q | qps)")
+      copy cutover_bench_snap cutover_bench_run
+      pos+=("$("${C[@]}" "$BIN" replay "$SLOW" --source "$base/cutover_bench_run" --max-speed --mode all --allow-writes --format json -q | qps)")
+    done
+    "${C[@]}" bash scripts/capture-sysbench.sh --out "$DATA/pinned" --time "$TIME" --threads "$THREADS" --keep all --no-gzip --only text --snapshot cutover_bench_snapp 2>"$DATA/capture-pinned.txt"
+    pinned_rated=()
+    for run in "general" "slow" "general --free-order"; do
+      read -r kind free <<<"$run"
+      copy cutover_bench_snapp cutover_bench_run
+      pinned_rated+=("$run|$("${C[@]}" "$BIN" replay "$DATA/pinned/$kind-text.log" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes $free --format json -q | lagof)")
+    done
+    taskset -a -p "$OLD_MASK" "$SERVER_PID" >/dev/null
+    pinned=yes
+  else
+    pinned="skipped: cannot set the CPU affinity of the server (pid $SERVER_PID)"
+  fi
+else
+  pinned="skipped: needs a local server and two CPUs or more"
+fi
+sql "DROP DATABASE IF EXISTS cutover_bench_run; DROP DATABASE IF EXISTS cutover_bench_snap; DROP DATABASE IF EXISTS cutover_bench_snapr; DROP DATABASE IF EXISTS cutover_bench_snapp; DROP DATABASE IF EXISTS cutover_bench_a; DROP DATABASE IF EXISTS cutover_bench_b"
 events=$(grep -c $' Query\t' "$LOG" || true)
 echo "Machine: $(nproc) cores; $(sysbench --version); $(sql 'SELECT VERSION()'); cutover $($BIN --version | awk '{print $2}')"
 echo
@@ -143,3 +184,27 @@ for r in "${rated[@]}"; do
   read -r p50 p99 mx n q pace bp99 bmx <<<"$fig"
   echo "| $kind | ${free:-default} | $n | $q | **$pace** | $p50 / $p99 / $mx | $bp99 / $bmx |"
 done
+echo
+if [ "$pinned" = yes ]; then
+  psb_m=$(printf '%s\n' "${psb[@]}" | median); pfr_m=$(printf '%s\n' "${pfr[@]}" | median); por_m=$(printf '%s\n' "${por[@]}" | median); pos_m=$(printf '%s\n' "${pos[@]}" | median)
+  echo "Client and server on separate cores (mariadbd on CPU 0; sysbench and cutover on CPU 1), --max-speed, medians of 3:"
+  echo
+  echo "| sysbench (QPS) | --free-order | ratio | default, general log | ratio | default, slow log | ratio |"
+  echo "|---|---|---|---|---|---|---|"
+  awk -v a="$psb_m" -v b="$pfr_m" -v o="$por_m" -v s="$pos_m" 'BEGIN { printf "| %.0f | %.0f | **%.0f%%** | %.0f | **%.0f%%** | %.0f | **%.0f%%** |\n", a, b, 100*b/a, o, 100*o/a, s, 100*s/a }'
+  echo
+  echo "sysbench runs: ${psb[*]}; free-order: ${pfr[*]}; default general: ${por[*]}; default slow: ${pos[*]}"
+  echo
+  echo "A capture made in the same placement ($(sed -n 's/.*captured (\(.*\))$/\1/p' "$DATA/capture-pinned.txt" | head -1)), at --speed 1:"
+  echo
+  echo "| log | ordering | statements | QPS | of the recorded rate | start lag p50 / p99 / max ms | behind p99 / max ms |"
+  echo "|---|---|---|---|---|---|---|"
+  for r in "${pinned_rated[@]}"; do
+    IFS='|' read -r run fig <<<"$r"
+    read -r kind free <<<"$run"
+    read -r p50 p99 mx n q pace bp99 bmx <<<"$fig"
+    echo "| $kind | ${free:-default} | $n | $q | **$pace** | $p50 / $p99 / $mx | $bp99 / $bmx |"
+  done
+else
+  echo "Client and server on separate cores: $pinned."
+fi

@@ -79,6 +79,9 @@ pub(super) struct Worker {
     prev_done: Instant,
     /// The connection was lost and reopened before the next statement.
     lost: bool,
+    /// The connection id last given to the gate (`OrderGate::register`): it is given again only
+    /// when it changes, not under the gate's lock for every ordered statement.
+    registered: Option<u32>,
 }
 
 /// What a worker does after a statement.
@@ -114,6 +117,7 @@ impl Worker {
             st: SessionState::default(),
             prev_done: start,
             lost: false,
+            registered: None,
         }
     }
 
@@ -194,7 +198,10 @@ impl Worker {
         self.set_clock(job).await;
         if let (Some(g), Some(os)) = (&self.gate, job.order_seq) {
             let me = self.conn.as_ref().and_then(|c| c.connection_id());
-            g.register(job.session, me);
+            if me != self.registered {
+                g.register(job.session, me);
+                self.registered = me;
+            }
             g.wait_for(&job.deps, job.session, os).await;
         }
         let scheduled = due.map_or(self.prev_done, |d| d.max(self.prev_done));
@@ -444,7 +451,13 @@ impl Worker {
         if ok {
             if !plan.tables_written.is_empty() {
                 if in_txn_before {
-                    st.txn_tables.extend(plan.tables_written.iter().cloned());
+                    // A set (the comparator asks whether a table is in it): a transaction writing
+                    // one table four times keeps one copy, not four allocations.
+                    for t in plan.tables_written.iter() {
+                        if !st.txn_tables.contains(t) {
+                            st.txn_tables.push(t.clone());
+                        }
+                    }
                 } else {
                     published = Some(plan.tables_written.clone());
                 }

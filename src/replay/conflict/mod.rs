@@ -64,7 +64,9 @@ pub(super) struct Deps {
 /// transaction.
 #[derive(Default)]
 pub(super) struct Conflicts {
-    tables: FxHashMap<String, TableWindow>,
+    tables: FxHashMap<std::sync::Arc<str>, TableWindow>,
+    /// One copy of each table name (see `Access::table`).
+    names: rustc_hash::FxHashSet<std::sync::Arc<str>>,
     /// The last statement that waits for everything before it (unknown tables).
     barrier: u64,
     /// Per session: in a transaction (BEGIN, or autocommit off), and what it touched.
@@ -184,7 +186,7 @@ impl Conflicts {
         let acc = if ends {
             Some(ended.iter().map(|t| t.access.clone()).collect())
         } else if matches!(plan.class, C::Write | C::LockingRead | C::Ddl) {
-            accesses(plan, sql)
+            accesses(plan, sql, &mut self.names)
         } else {
             Some(Vec::new())
         };
@@ -231,12 +233,7 @@ impl Conflicts {
         };
         let mut on: Vec<(u64, u64)> = Vec::new();
         for a in &acc {
-            if !self.tables.contains_key(&a.table) {
-                self.tables.insert(a.table.clone(), TableWindow::default());
-            }
-            let Some(w) = self.tables.get_mut(&a.table) else {
-                continue;
-            };
+            let w = self.tables.entry(a.table.clone()).or_default();
             if w.evicted > 0 {
                 // Conflicts with a statement no longer in the window cannot be ruled out.
                 deps.all_before = deps.all_before.max(w.evicted + 1);

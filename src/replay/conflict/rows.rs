@@ -10,7 +10,9 @@ pub(super) type RowKey = Vec<(String, Vec<u8>)>;
 /// Rows of one table a statement touches: some rows named by equalities, or all of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Access {
-    pub(super) table: String,
+    /// Interned (see `accesses`): a transaction's accesses are cloned into its touches and its end,
+    /// and each clone of a `String` was an allocation on the dispatcher's thread.
+    pub(super) table: std::sync::Arc<str>,
     /// None: the whole table.
     pub(super) key: Option<std::sync::Arc<Key>>,
 }
@@ -84,11 +86,16 @@ pub(super) fn overlaps(a: &Option<std::sync::Arc<Key>>, b: &Option<std::sync::Ar
     true
 }
 
-/// The rows a statement touches, from its tokens: None when it cannot say (a barrier).
-pub(super) fn accesses(plan: &StatementPlan, sql: &[u8]) -> Option<Vec<Access>> {
-    let mut tables: Vec<String> = plan.tables_written.iter().cloned().collect();
-    tables.extend(plan.tables_read.iter().cloned());
-    tables.sort();
+/// The rows a statement touches, from its tokens: None when it cannot say (a barrier). Table names
+/// come from `names`, which keeps one copy of each.
+pub(super) fn accesses(
+    plan: &StatementPlan,
+    sql: &[u8],
+    names: &mut rustc_hash::FxHashSet<std::sync::Arc<str>>,
+) -> Option<Vec<Access>> {
+    let mut tables: Vec<&str> = plan.tables_written.iter().map(String::as_str).collect();
+    tables.extend(plan.tables_read.iter().map(String::as_str));
+    tables.sort_unstable();
     tables.dedup();
     if tables.is_empty() {
         return None;
@@ -102,7 +109,14 @@ pub(super) fn accesses(plan: &StatementPlan, sql: &[u8]) -> Option<Vec<Access>> 
         tables
             .into_iter()
             .map(|table| Access {
-                table,
+                table: match names.get(table) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let t: std::sync::Arc<str> = table.into();
+                        names.insert(t.clone());
+                        t
+                    }
+                },
                 key: key.clone(),
             })
             .collect(),
