@@ -418,15 +418,20 @@ impl Passed {
     }
 
     fn pass(&mut self, seq: u64) {
+        if seq < self.next {
+            return;
+        }
         if seq == self.next {
             // The next in the order (the common case): no trip through `ahead`, whose node an
             // insert allocates and the removal frees again when nothing else is ahead.
             self.next += 1;
-            while !self.ahead.is_empty() && self.ahead.remove(&self.next) {
-                self.next += 1;
-            }
-        } else if seq > self.next {
+        } else {
             self.ahead.insert(seq);
+        }
+        // Always, not only after the next in order: `give_way` may leave the watermark on a
+        // statement already in `ahead`.
+        while !self.ahead.is_empty() && self.ahead.remove(&self.next) {
+            self.next += 1;
         }
     }
 
@@ -498,6 +503,29 @@ fn earliest_in_cycle(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passes_move_the_watermark_over_every_statement_already_ahead() {
+        let mut p = Passed {
+            next: 1,
+            ..Default::default()
+        };
+        p.pass(3);
+        p.pass(2);
+        assert_eq!((p.next, p.ahead.len()), (1, 2));
+        p.pass(1);
+        assert_eq!((p.next, p.ahead.len()), (4, 0));
+        p.pass(2);
+        assert_eq!(p.next, 4);
+        // As `give_way` can leave it: the watermark on a statement that has already passed. The
+        // next pass of any statement moves it over that one.
+        p.ahead.insert(6);
+        p.next = 6;
+        p.pass(8);
+        assert_eq!(p.next, 7);
+        assert!(p.passed(7, &[8]));
+        assert!(!p.passed(8, &[]));
+    }
 
     #[test]
     fn the_lock_grace_follows_the_median_latency_not_the_blocked_statements() {
