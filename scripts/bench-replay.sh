@@ -115,11 +115,13 @@ done
 #    between the client and the server, so a client that spends more CPU per statement than
 #    sysbench's leaves the server less. Three rounds at --max-speed as in step 2, then a capture
 #    made in this placement replayed at --speed 1.
-SERVER_PID=$(pidof mariadbd || pidof mysqld || true)
+# The server listening on the port (the first of several servers' processes otherwise).
+SERVER_PID=$(ss -ltnpH "sport = :$M_PORT" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1 || true)
+[ -n "$SERVER_PID" ] || SERVER_PID=$({ pidof mariadbd || pidof mysqld || true; } | awk '{print $1}')
 pinned=""
 if [ -n "$SERVER_PID" ] && [ "$(nproc)" -ge 2 ] && { [ "$M_HOST" = 127.0.0.1 ] || [ "$M_HOST" = localhost ]; }; then
-  OLD_MASK=$(taskset -p "$SERVER_PID" | awk '{print $NF}')
-  if taskset -a -p 0x1 "$SERVER_PID" >/dev/null 2>&1; then
+  OLD_MASK=$(taskset -p "$SERVER_PID" 2>/dev/null | awk '{print $NF}' || true)
+  if [ -n "$OLD_MASK" ] && taskset -a -p 0x1 "$SERVER_PID" >/dev/null 2>&1; then
     trap 'taskset -a -p "$OLD_MASK" "$SERVER_PID" >/dev/null 2>&1 || true' EXIT
     C=(taskset 0x2)
     psb=(); pfr=(); por=(); pos=()
