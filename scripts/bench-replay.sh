@@ -151,6 +151,19 @@ else
   pinned="skipped: needs a local server and two CPUs or more"
 fi
 sql "DROP DATABASE IF EXISTS cutover_bench_run; DROP DATABASE IF EXISTS cutover_bench_snap; DROP DATABASE IF EXISTS cutover_bench_snapr; DROP DATABASE IF EXISTS cutover_bench_snapp; DROP DATABASE IF EXISTS cutover_bench_a; DROP DATABASE IF EXISTS cutover_bench_b"
+# What capture-sysbench.sh said it captured (server, threads, time, QPS).
+captured() { sed -n 's/.*captured (\(.*\))$/\1/p' "$1" | head -1; }
+# A --speed 1 table: each argument is "log [--free-order]|" followed by lagof's figures.
+speed1_table() {
+  echo "| log | ordering | statements | QPS | of the recorded rate | start lag p50 / p99 / max ms | behind p99 / max ms |"
+  echo "|---|---|---|---|---|---|---|"
+  for r in "$@"; do
+    IFS='|' read -r run fig <<<"$r"
+    read -r kind free <<<"$run"
+    read -r p50 p99 mx n q pace bp99 bmx <<<"$fig"
+    echo "| $kind | ${free:-default} | $n | $q | **$pace** | $p50 / $p99 / $mx | $bp99 / $bmx |"
+  done
+}
 events=$(grep -c $' Query\t' "$LOG" || true)
 echo "Machine: $(nproc) cores; $(sysbench --version); $(sql 'SELECT VERSION()'); cutover $($BIN --version | awk '{print $2}')"
 echo
@@ -176,16 +189,9 @@ echo "| log | statements | recorded QPS | source QPS | pace (source / target) | 
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${aa[@]}"
 echo
-echo "A capture at 60% of sysbench's rate (--rate $RATE transactions/s; $(sed -n 's/.*captured (\(.*\))$/\1/p' "$DATA/capture-rate.txt" | head -1)), at --speed 1, source only:"
+echo "A capture at 60% of sysbench's rate (--rate $RATE transactions/s; $(captured "$DATA/capture-rate.txt")), at --speed 1, source only:"
 echo
-echo "| log | ordering | statements | QPS | of the recorded rate | start lag p50 / p99 / max ms | behind p99 / max ms |"
-echo "|---|---|---|---|---|---|---|"
-for r in "${rated[@]}"; do
-  IFS='|' read -r run fig <<<"$r"
-  read -r kind free <<<"$run"
-  read -r p50 p99 mx n q pace bp99 bmx <<<"$fig"
-  echo "| $kind | ${free:-default} | $n | $q | **$pace** | $p50 / $p99 / $mx | $bp99 / $bmx |"
-done
+speed1_table "${rated[@]}"
 echo
 if [ "$pinned" = yes ]; then
   psb_m=$(printf '%s\n' "${psb[@]}" | median); pfr_m=$(printf '%s\n' "${pfr[@]}" | median); por_m=$(printf '%s\n' "${por[@]}" | median); pos_m=$(printf '%s\n' "${pos[@]}" | median)
@@ -197,16 +203,9 @@ if [ "$pinned" = yes ]; then
   echo
   echo "sysbench runs: ${psb[*]}; free-order: ${pfr[*]}; default general: ${por[*]}; default slow: ${pos[*]}"
   echo
-  echo "A capture made in the same placement ($(sed -n 's/.*captured (\(.*\))$/\1/p' "$DATA/capture-pinned.txt" | head -1)), at --speed 1:"
+  echo "A capture made in the same placement ($(captured "$DATA/capture-pinned.txt")), at --speed 1:"
   echo
-  echo "| log | ordering | statements | QPS | of the recorded rate | start lag p50 / p99 / max ms | behind p99 / max ms |"
-  echo "|---|---|---|---|---|---|---|"
-  for r in "${pinned_rated[@]}"; do
-    IFS='|' read -r run fig <<<"$r"
-    read -r kind free <<<"$run"
-    read -r p50 p99 mx n q pace bp99 bmx <<<"$fig"
-    echo "| $kind | ${free:-default} | $n | $q | **$pace** | $p50 / $p99 / $mx | $bp99 / $bmx |"
-  done
+  speed1_table "${pinned_rated[@]}"
 else
   echo "Client and server on separate cores: $pinned."
 fi
