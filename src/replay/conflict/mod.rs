@@ -64,9 +64,8 @@ pub(super) struct Deps {
 /// transaction.
 #[derive(Default)]
 pub(super) struct Conflicts {
+    /// Keyed by the one copy of each table name that accesses share (see `Access::table`).
     tables: FxHashMap<std::sync::Arc<str>, TableWindow>,
-    /// One copy of each table name (see `Access::table`).
-    names: rustc_hash::FxHashSet<std::sync::Arc<str>>,
     /// The last statement that waits for everything before it (unknown tables).
     barrier: u64,
     /// Per session: in a transaction (BEGIN, or autocommit off), and what it touched.
@@ -186,7 +185,7 @@ impl Conflicts {
         let acc = if ends {
             Some(ended.iter().map(|t| t.access.clone()).collect())
         } else if matches!(plan.class, C::Write | C::LockingRead | C::Ddl) {
-            accesses(plan, sql, &mut self.names)
+            accesses(plan, sql, &self.tables)
         } else {
             Some(Vec::new())
         };

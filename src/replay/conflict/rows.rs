@@ -10,8 +10,9 @@ pub(super) type RowKey = Vec<(String, Vec<u8>)>;
 /// Rows of one table a statement touches: some rows named by equalities, or all of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Access {
-    /// Interned (see `accesses`): a transaction's accesses are cloned into its touches and its end,
-    /// and each clone of a `String` was an allocation on the dispatcher's thread.
+    /// Shared with the conflict analysis' table windows (see `accesses`): a transaction's accesses
+    /// are cloned into its touches and its end, and each clone of a `String` was an allocation on
+    /// the dispatcher's thread.
     pub(super) table: std::sync::Arc<str>,
     /// None: the whole table.
     pub(super) key: Option<std::sync::Arc<Key>>,
@@ -86,12 +87,12 @@ pub(super) fn overlaps(a: &Option<std::sync::Arc<Key>>, b: &Option<std::sync::Ar
     true
 }
 
-/// The rows a statement touches, from its tokens: None when it cannot say (a barrier). Table names
-/// come from `names`, which keeps one copy of each.
-pub(super) fn accesses(
+/// The rows a statement touches, from its tokens: None when it cannot say (a barrier). A table
+/// already in `known` (the tables seen so far) shares its name with it.
+pub(super) fn accesses<V>(
     plan: &StatementPlan,
     sql: &[u8],
-    names: &mut rustc_hash::FxHashSet<std::sync::Arc<str>>,
+    known: &rustc_hash::FxHashMap<std::sync::Arc<str>, V>,
 ) -> Option<Vec<Access>> {
     let mut tables: Vec<&str> = plan.tables_written.iter().map(String::as_str).collect();
     tables.extend(plan.tables_read.iter().map(String::as_str));
@@ -109,14 +110,9 @@ pub(super) fn accesses(
         tables
             .into_iter()
             .map(|table| Access {
-                table: match names.get(table) {
-                    Some(t) => t.clone(),
-                    None => {
-                        let t: std::sync::Arc<str> = table.into();
-                        names.insert(t.clone());
-                        t
-                    }
-                },
+                table: known
+                    .get_key_value(table)
+                    .map_or_else(|| table.into(), |(t, _)| t.clone()),
                 key: key.clone(),
             })
             .collect(),
