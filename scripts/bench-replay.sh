@@ -68,7 +68,10 @@ for i in 1 2 3; do
   rs+=("$(qps <"$DATA/ordered-slow-$i.json")"); ws+=("$(waited <"$DATA/ordered-slow-$i.json")")
 done
 sb_m=$(printf '%s\n' "${sb[@]}" | median); rp_m=$(printf '%s\n' "${rp[@]}" | median); ro_m=$(printf '%s\n' "${ro[@]}" | median); rs_m=$(printf '%s\n' "${rs[@]}" | median)
-lagof() { python3 -c 'import json,sys; s=json.load(sys.stdin)["sides"]["source"]; l=s["start_lag_ms"]; b=s.get("behind_ms") or {}; ms=lambda v: "n/a" if v is None else ("%.0f" % v if v >= 100 else "%.3g" % v); print(ms(l["p50"]), ms(l["p99"]), ms(l["max"]), s["statements"], round(s["qps"]), "%.1f%%" % (100 * (s.get("pace") or 0)), ms(b.get("p99")), ms(b.get("max")))'; }
+# A --speed 1 replay's figures: start lag p50/p99/max, statements, QPS, pace, behind p99/max, then the
+# replay host's (the report's `client`): cutover's CPU µs per statement, its runtime thread's busy
+# share, the host's busy share.
+lagof() { python3 -c 'import json,sys; j=json.load(sys.stdin); s=j["sides"]["source"]; c=j.get("client") or {}; l=s["start_lag_ms"]; b=s.get("behind_ms") or {}; ms=lambda v: "n/a" if v is None else ("%.0f" % v if v >= 100 else "%.3g" % v); pc=lambda v: "n/a" if v is None else "%.0f%%" % (100 * v); print(ms(l["p50"]), ms(l["p99"]), ms(l["max"]), s["statements"], round(s["qps"]), "%.1f%%" % (100 * (s.get("pace") or 0)), ms(b.get("p99")), ms(b.get("max")), "%.1f" % c.get("us_per_statement", 0), pc(c.get("runtime_thread_busy")), pc(c.get("host_busy")))'; }
 copy cutover_bench_snap cutover_bench_run
 lag=$("$BIN" replay "$LOG" --source "$base/cutover_bench_run" --speed 1 --mode all --allow-writes --free-order --format json -q | lagof)
 copy cutover_bench_snap cutover_bench_run
@@ -155,13 +158,13 @@ sql "DROP DATABASE IF EXISTS cutover_bench_run; DROP DATABASE IF EXISTS cutover_
 captured() { sed -n 's/.*captured (\(.*\))$/\1/p' "$1" | head -1; }
 # A --speed 1 table: each argument is "log [--free-order]|" followed by lagof's figures.
 speed1_table() {
-  echo "| log | ordering | statements | QPS | of the recorded rate | start lag p50 / p99 / max ms | behind p99 / max ms |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| log | ordering | statements | QPS | of the recorded rate | start lag p50 / p99 / max ms | behind p99 / max ms | cutover CPU µs/statement; runtime thread / host busy |"
+  echo "|---|---|---|---|---|---|---|---|"
   for r in "$@"; do
     IFS='|' read -r run fig <<<"$r"
     read -r kind free <<<"$run"
-    read -r p50 p99 mx n q pace bp99 bmx <<<"$fig"
-    echo "| $kind | ${free:-default} | $n | $q | **$pace** | $p50 / $p99 / $mx | $bp99 / $bmx |"
+    read -r p50 p99 mx n q pace bp99 bmx cpu thr busy <<<"$fig"
+    echo "| $kind | ${free:-default} | $n | $q | **$pace** | $p50 / $p99 / $mx | $bp99 / $bmx | $cpu; $thr / $busy |"
   done
 }
 events=$(grep -c $' Query\t' "$LOG" || true)
@@ -176,12 +179,12 @@ echo
 awk -v a="$sb_m" -v o="$rs_m" 'BEGIN { printf "From the slow log of the same run, default ordering, --max-speed: %.0f QPS (median), **%.0f%%** of sysbench.\n", o, 100*o/a }'
 echo "Slow-log ordered replays: ${rs[*]}"
 echo "Share of the sessions' time spent waiting at the order gate, ordered replays: general log ${wo[*]}; slow log ${ws[*]}."
-read -r p50 p99 mx n q pace bp99 bmx <<<"$lag"
-echo "At --speed 1 (--free-order): $n statements at $q QPS (**$pace** of the recorded rate), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind the recorded time p99 $bp99 ms, max $bmx ms."
-read -r p50 p99 mx n q pace bp99 bmx <<<"$lago"
-echo "At --speed 1 (captured order of writes kept): $n statements at $q QPS (**$pace**), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind p99 $bp99 ms, max $bmx ms."
-read -r p50 p99 mx n q pace bp99 bmx <<<"$lags"
-echo "At --speed 1 from the slow log (captured order of writes kept): $n statements at $q QPS (**$pace**), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind p99 $bp99 ms, max $bmx ms."
+read -r p50 p99 mx n q pace bp99 bmx cpu thr busy <<<"$lag"
+echo "At --speed 1 (--free-order): $n statements at $q QPS (**$pace** of the recorded rate), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind the recorded time p99 $bp99 ms, max $bmx ms; replay host: cutover $cpu µs of CPU per statement, its runtime thread busy $thr, the host $busy."
+read -r p50 p99 mx n q pace bp99 bmx cpu thr busy <<<"$lago"
+echo "At --speed 1 (captured order of writes kept): $n statements at $q QPS (**$pace**), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind p99 $bp99 ms, max $bmx ms; host: $cpu µs/statement, thread $thr, host $busy."
+read -r p50 p99 mx n q pace bp99 bmx cpu thr busy <<<"$lags"
+echo "At --speed 1 from the slow log (captured order of writes kept): $n statements at $q QPS (**$pace**), start lag p50 $p50 ms, p99 $p99 ms, max $mx ms; behind p99 $bp99 ms, max $bmx ms; host: $cpu µs/statement, thread $thr, host $busy."
 echo
 echo "A/A of the default at --speed 1 (source / target where two figures):"
 echo

@@ -989,3 +989,105 @@ fn a_session_behind_its_recorded_times_is_measured() {
         "{m:#}"
     );
 }
+
+/// The host's CPUs, as /proc/stat lists them.
+fn host_cpus() -> u64 {
+    std::fs::read_to_string("/proc/stat")
+        .expect("/proc/stat")
+        .lines()
+        .filter(|l| {
+            l.strip_prefix("cpu")
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .count() as u64
+}
+
+#[test]
+fn a_replay_on_a_host_out_of_cpu_says_so_and_what_to_do() {
+    let _serial = serial();
+    let db = "cutover_replay_host";
+    mariadb_sbtest(db);
+    let url = with_db(&mysql_url(), db);
+    // Every CPU of the host kept busy by this test while the replay runs: the host is out of CPU.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let burners: Vec<_> = (0..host_cpus())
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x = 1u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                }
+            })
+        })
+        .collect();
+    // A/A of the reads (the go/no-go report judges the pace of a replay with a target).
+    let j = replay_json(&[
+        &capture("general-text"),
+        "--source",
+        &url,
+        "--target",
+        &url,
+        "--speed",
+        "1",
+    ]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for b in burners {
+        b.join().unwrap();
+    }
+    let c = &j["client"];
+    let sent = j["sides"]["source"]["statements"].as_u64().unwrap()
+        + j["sides"]["target"]["statements"].as_u64().unwrap();
+    assert!(sent > 200, "{:#}", j["sides"]);
+    assert_eq!(c["statements"].as_u64(), Some(sent), "{c:#}");
+    let cpu = c["user_s"].as_f64().unwrap() + c["system_s"].as_f64().unwrap();
+    assert!(cpu > 0.0, "{c:#}");
+    let per = c["us_per_statement"].as_f64().unwrap();
+    assert!((per - cpu * 1e6 / sent as f64).abs() < 0.01 * per, "{c:#}");
+    assert_eq!(c["host_cpus"].as_u64(), Some(host_cpus()), "{c:#}");
+    assert!(c["host_busy"].as_f64().unwrap() >= 0.9, "{c:#}");
+    // With a target the replay runs on several threads: no one thread's share to give.
+    assert!(c["runtime_thread_busy"].is_null(), "{c:#}");
+
+    // The same result with the pace missed (as on a slower host): the text report and the go/no-go
+    // report's replay.pace name the host as the reason, and what to do.
+    let mut missed = j.clone();
+    missed["sides"]["source"]["pace"] = serde_json::json!(0.5);
+    missed["sides"]["source"]["recorded_qps"] = serde_json::json!(2000.0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("replay.json");
+    std::fs::write(&path, serde_json::to_vec(&missed).unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    let text = String::from_utf8_lossy(&cutover(&["merge", p]).stdout).to_string();
+    assert!(text.contains("replay host: cutover used"), "{text}");
+    assert!(
+        text.contains("the replay's host was out of CPU")
+            && text.contains("run the replay from a host of its own"),
+        "{text}"
+    );
+    let out = cutover(&["report", "--replay", p, "--format", "json", "-q"]);
+    let r: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    let pace = r["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "replay.pace")
+        .unwrap_or_else(|| panic!("no replay.pace: {r:#}"));
+    let said = pace.to_string();
+    assert!(
+        said.contains("out of CPU") && said.contains("--shard K/N"),
+        "{pace:#}"
+    );
+    // Held pace: no such reason, whatever the host's load.
+    missed["sides"]["source"]["pace"] = serde_json::json!(1.0);
+    std::fs::write(&path, serde_json::to_vec(&missed).unwrap()).unwrap();
+    let text = String::from_utf8_lossy(&cutover(&["merge", p]).stdout).to_string();
+    assert!(!text.contains("out of CPU"), "{text}");
+
+    // A source-only replay runs on one thread, whose busy share is given.
+    let j = replay_json(&[&capture("general-text"), "--source", &url, "--max-speed"]);
+    let t = j["client"]["runtime_thread_busy"].as_f64().unwrap();
+    assert!(t > 0.0 && t <= 1.0, "{:#}", j["client"]);
+    mysql(None, &format!("DROP DATABASE {db}"));
+}

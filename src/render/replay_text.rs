@@ -1,10 +1,16 @@
 //! The replay report for people: a sysbench-like summary per side, then mismatches and regressions.
 
 use super::{Render, RenderOptions, md_cell, md_code};
-use crate::replay::{ReplayReport, SideReport};
+use crate::replay::{ClientCpu, ReplayReport, SideReport};
 use std::io::{self, Write};
 
-fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::Result<()> {
+fn side(
+    out: &mut dyn Write,
+    name: &str,
+    s: &SideReport,
+    sessions: u64,
+    client: Option<&ClientCpu>,
+) -> io::Result<()> {
     writeln!(out, "{name}: {}", s.endpoint)?;
     writeln!(
         out,
@@ -106,6 +112,11 @@ fn side(out: &mut dyn Write, name: &str, s: &SideReport, sessions: u64) -> io::R
                 share * 100.0
             )?;
         }
+        if pace < 0.9
+            && let Some(why) = client.and_then(ClientCpu::out_of_cpu)
+        {
+            writeln!(out, "                 {why}: {}", ClientCpu::ADVICE)?;
+        }
     }
     if !s.skipped.is_empty() {
         writeln!(out, "    not sent:")?;
@@ -175,6 +186,9 @@ fn write_markdown(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
             s.latency_ms.p99
         )?;
     }
+    if let Some(c) = &r.client {
+        writeln!(out, "\n- replay host: {}", host_line(c))?;
+    }
     if r.sides.contains_key("target") {
         writeln!(
             out,
@@ -241,6 +255,21 @@ fn ratio_text(x: &crate::replay::Regression) -> String {
 }
 
 /// Writes the text report.
+/// cutover's own CPU and its host's over the replay, in one line.
+fn host_line(c: &ClientCpu) -> String {
+    let mut line = format!(
+        "cutover used {:.2} cores ({:.1} µs of CPU per statement: user {:.2}s, system {:.2}s)",
+        c.cores, c.us_per_statement, c.user_s, c.system_s
+    );
+    if let Some(t) = c.runtime_thread_busy {
+        line.push_str(&format!("; its runtime thread busy {:.0}%", t * 100.0));
+    }
+    if let (Some(b), Some(n)) = (c.host_busy, c.host_cpus) {
+        line.push_str(&format!("; the host's {n} CPUs busy {:.0}%", b * 100.0));
+    }
+    line
+}
+
 fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
     writeln!(
         out,
@@ -264,8 +293,11 @@ fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
     }
     writeln!(out, "sessions: {}\n", r.sessions)?;
     for (name, s) in &r.sides {
-        side(out, name, s, r.sessions)?;
+        side(out, name, s, r.sessions, r.client.as_ref())?;
         writeln!(out)?;
+    }
+    if let Some(c) = &r.client {
+        writeln!(out, "replay host: {}", host_line(c))?;
     }
     if r.sides.contains_key("target") {
         writeln!(

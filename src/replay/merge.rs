@@ -228,6 +228,14 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
         out.rewritten += r.rewritten;
         out.not_rewritable.extend(r.not_rewritable);
         out.input_notes.extend(r.input_notes);
+        out.client = match (out.client.take(), &r.client) {
+            (Some(mut a), Some(b)) => {
+                a.merge(b);
+                Some(a)
+            }
+            // A shard without the figures (a result from before they were measured): no total.
+            _ => None,
+        };
         for f in r.fingerprints {
             match out.fingerprints.iter_mut().find(|x| x.id == f.id) {
                 None => out.fingerprints.push(f),

@@ -15,6 +15,7 @@ mod compare;
 mod conflict;
 mod dispatch;
 mod gate;
+mod host;
 mod job;
 mod merge;
 mod plan;
@@ -29,6 +30,7 @@ mod timer;
 mod txn;
 mod worker;
 
+pub use host::ClientCpu;
 pub use merge::merge;
 pub use plan::{Mode, SkipReason};
 pub use runner::{ReplayError, replay as run};
@@ -410,6 +412,10 @@ pub struct ReplayReport {
     /// Errors only the target raised, with what they broke afterwards.
     #[serde(default)]
     pub target_errors: Vec<TargetError>,
+    /// cutover's use of its own host's CPU over the replay: whether the host, rather than the
+    /// servers, set the pace. None in results made before 2026-12-07.
+    #[serde(default)]
+    pub client: Option<ClientCpu>,
 }
 
 /// A transaction class: every transaction of one business kind (see `class`), so a New-Order with 5

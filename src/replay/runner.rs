@@ -3,7 +3,9 @@
 //! comparator pairs the two sides' results as they arrive and keeps the statistics.
 
 use super::*;
-use super::{budget, comparator::*, dispatch::*, gate::*, job::*, statistics, summary::*};
+use super::{
+    budget, comparator::*, dispatch::*, gate::*, host::HostSample, job::*, statistics, summary::*,
+};
 use crate::capture::EventReader;
 use crate::db::DbError;
 use crate::db::exec::Session;
@@ -91,6 +93,11 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     } else {
         None
     };
+    // The replay's own CPU and its host's, from here to the last result (the count pass above
+    // is not the replay's load).
+    let single_thread = tokio::runtime::Handle::current().runtime_flavor()
+        == tokio::runtime::RuntimeFlavor::CurrentThread;
+    let host_start = HostSample::now(single_thread);
     let mut summary = dispatch(
         batch_rx,
         opts.clone(),
@@ -106,11 +113,14 @@ pub async fn replay(opts: ReplayOptions) -> Result<ReplayReport, ReplayError> {
     let acc = comparator
         .await
         .map_err(|e| ReplayError::Input(format!("comparator failed: {e}")))?;
+    let host_end = HostSample::now(single_thread);
     // Read once: a signal landing between two reads would give a report whose `interrupted` and
     // `incomplete` disagree.
     let signalled = signalled.load(Ordering::SeqCst);
     let interrupted = interrupted.load(Ordering::SeqCst) || signalled;
     let mut report = finish(acc, summary, &opts, interrupted, start_unix_s);
+    let sent = report.sides.values().map(|s| s.statements).sum();
+    report.client = Some(host_end.since(&host_start, sent));
     if signalled {
         report.incomplete.push(format!(
             "interrupted by a signal (Ctrl-C or SIGTERM) {:.1} s in: the figures cover what ran before it, and the statements running then were cancelled on the servers",

@@ -238,6 +238,7 @@ pub(super) fn finish(
         input_notes: s.notes,
         transactions,
         target_errors,
+        client: None,
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::gate::{Gate, above, below, describe_above, describe_below};
 use super::{Criterion, Evidence, LatencyClass, Status};
-use crate::replay::{Pace, ReplayReport, SideReport};
+use crate::replay::{ClientCpu, Pace, ReplayReport, SideReport};
 
 pub(super) fn criterion(
     id: &str,
@@ -478,7 +478,7 @@ fn pace(r: &ReplayReport, source: &SideReport, target: &SideReport, gate: &Gate)
                         Some(format!("{:.0}% ({name})", share * 100.0))
                     })
                     .collect();
-                let why = if waits.is_empty() {
+                let mut why = if waits.is_empty() {
                     String::new()
                 } else {
                     format!(
@@ -486,6 +486,9 @@ fn pace(r: &ReplayReport, source: &SideReport, target: &SideReport, gate: &Gate)
                         waits.join(", ")
                     )
                 };
+                if let Some(host) = r.client.as_ref().and_then(ClientCpu::out_of_cpu) {
+                    why.push_str(&format!("; {host}: {}", ClientCpu::ADVICE));
+                }
                 format!(
                     "the replay could not hold the recorded load: its latencies describe a lighter one{why}"
                 )
