@@ -254,7 +254,6 @@ fn ratio_text(x: &crate::replay::Regression) -> String {
     }
 }
 
-/// Writes the text report.
 /// cutover's own CPU and its host's over the replay, in one line.
 fn host_line(c: &ClientCpu) -> String {
     let mut line = format!(
@@ -270,6 +269,7 @@ fn host_line(c: &ClientCpu) -> String {
     line
 }
 
+/// Writes the text report.
 fn write_text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
     writeln!(
         out,

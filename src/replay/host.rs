@@ -11,7 +11,8 @@ use std::time::Instant;
 /// out of CPU: what is left is what a loaded scheduler leaves idle between wake-ups.
 pub const SATURATED: f64 = 0.9;
 
-/// cutover's use of its host's CPU over the replay (first statement dispatched to last result).
+/// cutover's use of its host's CPU over the replay: from the start of the dispatch (the sessions
+/// connect in the 200 ms before the first statement's turn) to the last result.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct ClientCpu {
     /// Wall time measured over, seconds.
