@@ -34,8 +34,13 @@ pub(super) fn text(out: &mut dyn Write, r: &ReplayReport) -> io::Result<()> {
     if !r.transactions.is_empty() {
         writeln!(
             out,
-            "transactions by class ({} classes; latency ms from the first statement to COMMIT/ROLLBACK):",
-            r.transactions.len()
+            "transactions by class ({} {}; latency ms from the first statement to COMMIT/ROLLBACK):",
+            r.transactions.len(),
+            if r.transactions.len() == 1 {
+                "class"
+            } else {
+                "classes"
+            }
         )?;
         writeln!(
             out,
