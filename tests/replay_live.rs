@@ -85,6 +85,19 @@ fn replay_json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}); stderr: {err}"))
 }
 
+/// The go/no-go report (JSON) of one replay result.
+fn go_no_go(replay: &Path) -> Value {
+    let out = cutover(&[
+        "report",
+        "--format",
+        "json",
+        "--replay",
+        replay.to_str().unwrap(),
+    ]);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)))
+}
+
 fn capture(name: &str) -> String {
     common::corpus(&format!("sysbench/{name}.log.gz"))
         .display()
@@ -863,26 +876,9 @@ fn a_target_without_planner_statistics_is_named() {
     // The go/no-go report carries it beside the target's latency and rate.
     let result = dir.path().join("replay.json");
     std::fs::write(&result, j.to_string()).unwrap();
-    let report = cutover(&[
-        "report",
-        "--format",
-        "json",
-        "--replay",
-        result.to_str().unwrap(),
-    ]);
-    let r: Value = serde_json::from_slice(&report.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}",
-            String::from_utf8_lossy(&report.stderr)
-        )
-    });
+    let r = go_no_go(&result);
     for id in ["replay.latency", "replay.throughput"] {
-        let c = r["criteria"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap_or_else(|| panic!("no {id}: {r:#}"));
+        let c = common::criterion(&r, id);
         assert_ne!(c["status"], "pass", "{c:#}");
         assert!(
             c["summary"]
@@ -1065,15 +1061,8 @@ fn a_replay_on_a_host_out_of_cpu_says_so_and_what_to_do() {
             && text.contains("run the replay from a host of its own"),
         "{text}"
     );
-    let out = cutover(&["report", "--replay", p, "--format", "json", "-q"]);
-    let r: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
-    let pace = r["criteria"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "replay.pace")
-        .unwrap_or_else(|| panic!("no replay.pace: {r:#}"));
+    let r = go_no_go(&path);
+    let pace = common::criterion(&r, "replay.pace");
     let said = pace.to_string();
     assert!(
         said.contains("out of CPU") && said.contains("--shard K/N"),

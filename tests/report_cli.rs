@@ -208,12 +208,7 @@ fn digest(dir: &Path, capture: &str, name: &str) -> PathBuf {
 }
 
 fn consistency(j: &Value) -> &Value {
-    j["criteria"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "evidence.consistency")
-        .unwrap()
+    common::criterion(j, "evidence.consistency")
 }
 
 #[test]

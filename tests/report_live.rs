@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{mysql, mysql_url, with_db};
+use common::{criterion, mysql, mysql_url, with_db};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -58,15 +58,6 @@ fn report(args: &[&str]) -> (Value, i32, String) {
     let j: Value =
         serde_json::from_slice(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {err}"));
     (j, r.status.code().unwrap_or(-1), err)
-}
-
-fn criterion<'a>(j: &'a Value, id: &str) -> &'a Value {
-    j["criteria"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no {id}"))
 }
 
 fn capture() -> String {

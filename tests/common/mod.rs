@@ -308,3 +308,13 @@ pub fn html_in_chromium(html: &Path, shot: Option<(&Path, usize)>) -> String {
     }
     dom
 }
+
+/// The criterion `id` of a go/no-go report's JSON; a report without it fails the test.
+pub fn criterion<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["criteria"]
+        .as_array()
+        .expect("the report has criteria")
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in the report: {report:#}"))
+}
