@@ -92,30 +92,30 @@ fn side(
         )?;
     }
     if let (Some(rec), Some(pace)) = (s.recorded_qps, s.pace) {
+        let missed = pace < 0.9;
         writeln!(
             out,
             "    pace:        {:.0} statements started per second of the recorded {rec:.0} ({:.0}%){}",
             pace * rec,
             pace * 100.0,
-            if pace < 0.9 {
+            if missed {
                 ": the replay did not hold the recorded load; its latencies describe a lighter one"
             } else {
                 ""
             }
         )?;
-        if pace < 0.9
-            && let Some(share) = s.order_wait_notable(sessions)
-        {
-            writeln!(
-                out,
-                "                 the sessions waited {:.0}% of their time for the captured order of conflicting writes (--free-order drops it; results may then differ)",
-                share * 100.0
-            )?;
-        }
-        if pace < 0.9
-            && let Some(why) = client.and_then(ClientCpu::out_of_cpu)
-        {
-            writeln!(out, "                 {why}: {}", ClientCpu::ADVICE)?;
+        // Where the pace was missed, what may have held it back.
+        if missed {
+            if let Some(share) = s.order_wait_notable(sessions) {
+                writeln!(
+                    out,
+                    "                 the sessions waited {:.0}% of their time for the captured order of conflicting writes (--free-order drops it; results may then differ)",
+                    share * 100.0
+                )?;
+            }
+            if let Some(why) = client.and_then(ClientCpu::out_of_cpu) {
+                writeln!(out, "                 {why}: {}", ClientCpu::ADVICE)?;
+            }
         }
     }
     if !s.skipped.is_empty() {
