@@ -80,14 +80,23 @@ pub fn parse_record_line(line: &[u8], naive_offset_s: i32) -> Option<RecordLine>
     }
     let rest = &line[i..];
     let first = *rest.first()?;
-    let name = COMMAND_NAMES.iter().find(|name| {
-        name[0] == first
-            && rest.starts_with(name)
+    let names_it = |name: &[u8]| {
+        rest.starts_with(name)
             && matches!(
                 rest.get(name.len()),
                 None | Some(b'\t' | b' ' | b'\n' | b'\r')
             )
-    })?;
+    };
+    // Nearly every record is a Query: tried first, ahead of the longest-first scan of the names
+    // (its ~300 instructions a line were 1% of a replay's; no name is a prefix of `Query` nor
+    // `Query` of one, so the answer is the same).
+    let name: &[u8] = if names_it(b"Query") {
+        b"Query"
+    } else {
+        COMMAND_NAMES
+            .iter()
+            .find(|name| name[0] == first && names_it(name))?
+    };
     let command = command_from_name(name)?;
     i += name.len();
     if line.get(i) == Some(&b'\t') {
@@ -283,6 +292,24 @@ mod tests {
 
     fn read(text: &str) -> ChunkRecords {
         read_chunk(text.as_bytes(), 0, text.len(), true, 0)
+    }
+
+    /// `parse_record_line` tries `Query` before the other names: right only while no command
+    /// name is a prefix of `Query` nor `Query` a prefix of one.
+    #[test]
+    fn query_is_no_other_command_s_prefix_nor_has_one() {
+        for name in COMMAND_NAMES.iter().filter(|n| **n != b"Query") {
+            assert!(
+                !name.starts_with(b"Query") && !b"Query".starts_with(name),
+                "{}",
+                String::from_utf8_lossy(name)
+            );
+        }
+        let line = b"\t\t   12 Query\tselect 1";
+        assert_eq!(
+            parse_record_line(line, 0).map(|r| r.command),
+            Some(crate::workload::Command::Query)
+        );
     }
 
     fn sql<'a>(t: &'a str, r: &RawRecord) -> &'a str {

@@ -176,7 +176,6 @@ mod tests {
                 .map(|(i, k)| Column {
                     name: format!("c{i}"),
                     kind: *k,
-                    type_name: String::new(),
                 })
                 .collect(),
             rows: rows

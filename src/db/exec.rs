@@ -16,8 +16,6 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 pub struct Column {
     pub name: String,
     pub kind: Kind,
-    /// The server's own type name, for reports.
-    pub type_name: String,
 }
 
 /// Rows returned by one statement.
@@ -48,8 +46,8 @@ enum Inner {
     Pg(tokio_postgres::Client),
 }
 
-/// Column names, kinds and type names of a statement's result (PostgreSQL describes them).
-type Described = Option<Vec<(String, Kind, String)>>;
+/// The kinds of a statement's result columns (PostgreSQL describes them).
+type Described = Option<Vec<Kind>>;
 
 /// An open session.
 pub struct Session {
@@ -308,12 +306,6 @@ pub fn mysql_kind(ct: ColumnType, flags: ColumnFlags, charset: u16) -> Kind {
     }
 }
 
-fn mysql_type_name(ct: ColumnType) -> String {
-    format!("{ct:?}")
-        .trim_start_matches("MYSQL_TYPE_")
-        .to_ascii_lowercase()
-}
-
 /// The column kind of a PostgreSQL-protocol result column.
 pub fn pg_kind(ty: &tokio_postgres::types::Type) -> Kind {
     use tokio_postgres::types::{Kind as PgKind, Type};
@@ -355,7 +347,6 @@ async fn mysql_execute(
                     .map(|c| Column {
                         name: c.name_str().into_owned(),
                         kind: mysql_kind(c.column_type(), c.flags(), c.character_set()),
-                        type_name: mysql_type_name(c.column_type()),
                     })
                     .collect()
             })
@@ -410,18 +401,7 @@ async fn pg_describe(
     ep: &Endpoint,
 ) -> Result<Described, DbError> {
     Ok(match client.prepare(sql).await {
-        Ok(stmt) => Some(
-            stmt.columns()
-                .iter()
-                .map(|c| {
-                    (
-                        c.name().to_string(),
-                        pg_kind(c.type_()),
-                        c.type_().name().to_string(),
-                    )
-                })
-                .collect(),
-        ),
+        Ok(stmt) => Some(stmt.columns().iter().map(|c| pg_kind(c.type_())).collect()),
         // The server's parser refuses several statements here too ("cannot insert multiple commands
         // into a prepared statement", 42601): that error stands, and nothing runs.
         Err(e) => match e.as_db_error() {
@@ -451,16 +431,13 @@ async fn pg_run(
                 let columns = cols
                     .iter()
                     .enumerate()
-                    .map(|(i, c)| {
-                        let (kind, type_name) = match kinds.as_ref().and_then(|k| k.get(i)) {
-                            Some((_, k, t)) => (*k, t.clone()),
-                            None => (Kind::Other, "unknown".to_string()),
-                        };
-                        Column {
-                            name: c.name().to_string(),
-                            kind,
-                            type_name,
-                        }
+                    .map(|(i, c)| Column {
+                        name: c.name().to_string(),
+                        kind: kinds
+                            .as_ref()
+                            .and_then(|k| k.get(i))
+                            .copied()
+                            .unwrap_or(Kind::Other),
                     })
                     .collect();
                 if let Some(done) = current.take() {
