@@ -106,11 +106,7 @@ fn push_folded(
 /// writes and reads, each table's trailing digits dropped. Not its fingerprint: the same business
 /// transaction reads `s_dist_05` in one district and `s_dist_07` in the next (TPC-C New-Order), and
 /// picks `sbtest3` or `sbtest7` at random (sysbench); those are one class, not one per column or table.
-fn step_key(d: &Done) -> u64 {
-    step_key_of(&d.job.sql, &d.job.plan)
-}
-
-fn step_key_of(sql: &[u8], plan: &super::plan::StatementPlan) -> u64 {
+fn step_key(sql: &[u8], plan: &super::plan::StatementPlan) -> u64 {
     // Hashed as it is read, not gathered in a buffer first: this runs for every statement on the
     // comparator's thread (with its three allocations it was 1.5% of a sysbench replay's
     // instructions, 2026-12-07).
@@ -250,7 +246,7 @@ impl TxnAcc {
                 let single =
                     st.open.is_none() && (!st.autocommit_off || plan.class == StatementClass::Ddl);
                 let o = st.open.get_or_insert_with(Open::default);
-                let step = step_key(d);
+                let step = step_key(&d.job.sql, plan);
                 if o.shape.len() < MAX_SHAPE {
                     push_folded(&mut o.shape, &mut o.folded, &mut o.fps, step, d.job.fp);
                 }
@@ -410,7 +406,7 @@ mod tests {
             }
             xxhash_rust::xxh3::xxh3_64(&key)
         };
-        let streamed = |sql: &str| step_key_of(sql.as_bytes(), &plan(sql.as_bytes(), Mode::All));
+        let streamed = |sql: &str| step_key(sql.as_bytes(), &plan(sql.as_bytes(), Mode::All));
         for sql in [
             "select c from sbtest3 where id=5",
             "SELECT c FROM sbtest1 WHERE id BETWEEN 1 AND 100 FOR UPDATE",
