@@ -45,7 +45,7 @@ fn main() -> ExitCode {
                 cutover::db::credentials::use_password_file(f).map_err(anyhow::Error::msg)
             });
         if let Err(e) = installed {
-            eprintln!("cutover: --password-file {e:#}");
+            eprintln!("cutover: --password-file {}", error_text(&e));
             return ExitCode::from(2);
         }
     }
@@ -69,10 +69,27 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("cutover: {e:#}");
+            eprintln!("cutover: {}", error_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes on one line, each cause said once: many errors already name their cause
+/// in their own message (`cannot open x.log: No such file or directory (os error 2). Check …`), and
+/// anyhow's `{:#}` would repeat it after them.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if text.is_empty() {
+            text = c;
+        } else if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }
 
 fn capture_options(r: &ReadArgs) -> Result<CaptureOptions> {

@@ -178,10 +178,56 @@ fn errors_are_clear_and_exit_2() {
         "{err}"
     );
     assert!(err.contains("Check the path"), "{err}");
+    // The cause is said once, not again after the message that already names it.
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    let out = cutover(&["audit", "--target", "postgres", "/nonexistent/script.sql"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read the SQL script"), "{err}");
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
     let (_d, path) = common::temp_log(b"\x89PNG\r\n\x1a\n\x00\x00binary");
     let out = cutover(&["digest", &path.display().to_string()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--log-type general|slow"));
+}
+
+#[test]
+fn an_input_without_records_is_said_so() {
+    // An empty file, and a general log with only the server's banner (logging switched on and off
+    // again before any statement): both read as valid, empty captures, and each gets a note.
+    let (_e, empty) = common::temp_log(b"");
+    let (_b, banner) = common::temp_log(
+        b"/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\n\
+          Tcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\n\
+          Time\t\t    Id Command\tArgument\n",
+    );
+    for (path, detail) in [
+        (&empty, "an empty file"),
+        (&banner, "3 lines, none a record"),
+    ] {
+        let path = path.display().to_string();
+        let out = cutover(&["digest", "--format", "json", &path]);
+        let j = json(&out);
+        assert_eq!(j["diagnostics"]["counts"]["no_records"], 1, "{j:#}");
+        let note = &j["diagnostics"]["examples"][0];
+        assert_eq!(note["issue"], "no_records", "{j:#}");
+        assert_eq!(note["file"], path.as_str(), "{j:#}");
+        assert_eq!(note["detail"], detail, "{j:#}");
+        let text = String::from_utf8_lossy(&cutover(&["digest", &path]).stdout).into_owned();
+        assert!(text.contains("holds no log record"), "{text}");
+    }
+    // A log with records gets no such note.
+    let out = cutover(&[
+        "digest",
+        "--format",
+        "json",
+        &corpus("sysbench/slow-ps.log.gz"),
+    ]);
+    assert!(
+        json(&out)["diagnostics"]["counts"]
+            .get("no_records")
+            .is_none()
+    );
 }
 
 #[test]

@@ -377,6 +377,50 @@ fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
         "{}",
         stderr(&o)
     );
+    // A user the server does not know, and a database it does not have: each hint names what to
+    // fix (PostgreSQL says "does not exist" of both).
+    let verify_target = |target: &str| {
+        Command::new(bin())
+            .args(["verify", "--source", &mysql_url(), "--target", target, "-q"])
+            .output()
+            .unwrap()
+    };
+    let o = verify_target(&format!(
+        "postgres://cutover_no_such_role@{}:{}/test",
+        p.host, p.port
+    ));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cutover_no_such_role")
+            && stderr(&o).contains("Check the user name")
+            && !stderr(&o).contains("database name"),
+        "{}",
+        stderr(&o)
+    );
+    let o = verify_target(&with_db(&pg_url(), "cutover_no_such_db"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("Check the database name") && !stderr(&o).contains("user name"),
+        "{}",
+        stderr(&o)
+    );
+    let o = Command::new(bin())
+        .args([
+            "verify",
+            "--source",
+            &with_db(&mysql_url(), "cutover_no_such_db"),
+            "--target",
+            &pg_url(),
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("Check the database name") && !stderr(&o).contains("user name"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -590,6 +590,24 @@ fn resolve_stage(
             }
         }
     }
+    // An input that gave nothing is said so, where its lines would otherwise go unremarked (an
+    // empty file reads as a valid, empty capture).
+    for s in inputs
+        .iter()
+        .filter(|s| s.events == 0 && s.damaged.is_none())
+    {
+        diagnostics.record(Note {
+            issue: Issue::NoRecords,
+            file: s.path.clone(),
+            line: 1,
+            lines: 0,
+            detail: if s.text_bytes == 0 {
+                "an empty file".into()
+            } else {
+                format!("{} lines, none a record", s.lines)
+            },
+        });
+    }
     let _ = tx.send(Resolved::End {
         inputs,
         diagnostics,

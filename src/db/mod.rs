@@ -407,6 +407,9 @@ pub(crate) fn connect_error(endpoint: &Endpoint, message: String) -> DbError {
         || lower.contains("authentication")
     {
         "Check the user name and the password (from the URL, --password-file, MYSQL_PWD or PGPASSWORD), and that this user may connect from here"
+    } else if lower.contains("role \"") && lower.contains("does not exist") {
+        // PostgreSQL says "does not exist" of a user (role) as of a database.
+        "Check the user name in the URL: the server has no such user"
     } else if lower.contains("unknown database") || lower.contains("does not exist") {
         "Check the database name at the end of the URL"
     } else {

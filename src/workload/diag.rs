@@ -33,6 +33,9 @@ pub enum Issue {
     BadTimestamp,
     /// The input could not be read to its end (corrupt or truncated compression, I/O error).
     ReadError,
+    /// An input that holds no log record at all (an empty file, or only a server's start-up
+    /// banner): nothing of it is in the result.
+    NoRecords,
 }
 
 impl Issue {
@@ -76,6 +79,9 @@ impl Issue {
             }
             Issue::BadTimestamp => "a timestamp was out of range and was ignored",
             Issue::ReadError => "the input could not be read to its end; what came before was used",
+            Issue::NoRecords => {
+                "the input holds no log record: is it the right file, and was the log on while the workload ran?"
+            }
         }
     }
 }
