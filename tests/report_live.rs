@@ -573,3 +573,43 @@ fn several_verifies_keep_their_history_and_the_newest_decides() {
     );
     mysql(None, &format!("DROP DATABASE {a}; DROP DATABASE {b}"));
 }
+
+#[test]
+fn an_empty_capture_is_no_evidence_and_says_why() {
+    // A capture with no statement (the log was off) replays to nothing: every replay criterion is
+    // vacuous, the verdict is no-go, and no summary describes a run that did not happen.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("empty.log");
+    std::fs::write(&log, b"").unwrap();
+    let out = dir.path().join("replay.json");
+    let code = stage(
+        &[
+            "replay",
+            log.to_str().unwrap(),
+            "--source",
+            &mysql_url(),
+            "--target",
+            &common::pg_url(),
+        ],
+        &out,
+    );
+    assert_eq!(code, 0);
+    let (j, code, err) = report(&["--replay", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(j["verdict"], "no-go", "{j:#}");
+    for (id, summary) in [
+        (
+            "replay.pace",
+            "no statement was replayed: there is no pace to judge",
+        ),
+        (
+            "replay.throughput",
+            "no statement was replayed on the source: there is no rate to compare",
+        ),
+    ] {
+        let c = criterion(&j, id);
+        assert_eq!(c["status"], "vacuous", "{c:#}");
+        assert_eq!(c["summary"], summary, "{c:#}");
+    }
+}

@@ -112,7 +112,10 @@ fn planned_blind(c: &mut Criterion, source: &SideReport, target: &SideReport) {
         .into_iter()
         .filter_map(|(name, s)| Some((name, s.unanalyzed.as_ref().filter(|u| u.blind() > 0)?)))
         .collect();
-    if blind.is_empty() {
+    // Nothing ran: there is no figure for missing statistics to have skewed (a vacuous verdict on
+    // too few executions still rests on measured ones, and is told).
+    let nothing_ran = source.statements == 0 && target.statements == 0;
+    if blind.is_empty() || nothing_ran || c.status == Status::NotRun {
         return;
     }
     if c.status == Status::Pass {
@@ -514,10 +517,10 @@ fn pace(r: &ReplayReport, source: &SideReport, target: &SideReport, gate: &Gate)
             "start lag p95 {lag:.1} ms against the schedule at x{speed} (the result has no recorded rate)"
         ),
         "start lag p95 over 100 ms warns (used when the replay result has no recorded rate)".into(),
-        if status == Status::Pass {
-            "statements started on schedule".into()
-        } else {
-            "statements started late: the recorded load was not held".into()
+        match status {
+            Status::Pass => "statements started on schedule".into(),
+            Status::Vacuous => "no statement was replayed: there is no pace to judge".into(),
+            _ => "statements started late: the recorded load was not held".into(),
         },
         evidence,
     )
@@ -588,7 +591,11 @@ fn throughput(source: &SideReport, target: &SideReport, gate: &Gate) -> Criterio
             target.latency_ms.p95
         ),
         format!("target QPS / source QPS: {}", describe_below(levels)),
-        format!("the target ran {:.0}% of the source's rate", share * 100.0),
+        if status == Status::Vacuous {
+            "no statement was replayed on the source: there is no rate to compare".into()
+        } else {
+            format!("the target ran {:.0}% of the source's rate", share * 100.0)
+        },
         vec![side("source", source), side("target", target)],
     )
 }
@@ -611,9 +618,41 @@ mod tests {
     }
 
     #[test]
-    fn a_side_planned_blind_turns_a_pass_into_a_warning_that_says_why() {
-        let source = SideReport::default();
+    fn a_criterion_with_nothing_measured_says_nothing_of_planner_statistics() {
         let target = SideReport {
+            unanalyzed: Some(Unanalyzed {
+                tables: 2,
+                examples: vec!["public.t".into()],
+                ..Unanalyzed::default()
+            }),
+            ..SideReport::default()
+        };
+        // The throughput of a replay that ran nothing: vacuous, and it stays as it is.
+        let mut c = throughput(&SideReport::default(), &target, &Gate::built_in());
+        assert_eq!(c.status, Status::Vacuous);
+        let before = c.summary.clone();
+        planned_blind(&mut c, &SideReport::default(), &target);
+        assert_eq!(c.status, Status::Vacuous);
+        assert_eq!(c.summary, before);
+        assert_eq!(
+            c.summary,
+            "no statement was replayed on the source: there is no rate to compare"
+        );
+        assert!(
+            c.evidence
+                .iter()
+                .all(|e| e.id != "target" || e.notes.is_empty())
+        );
+    }
+
+    #[test]
+    fn a_side_planned_blind_turns_a_pass_into_a_warning_that_says_why() {
+        let source = SideReport {
+            statements: 100,
+            ..SideReport::default()
+        };
+        let target = SideReport {
+            statements: 100,
             unanalyzed: Some(Unanalyzed {
                 tables: 12,
                 examples: vec!["public.orders".into(), "public.stock".into()],
