@@ -576,6 +576,58 @@ fn shards_merge_into_the_whole_and_bad_settings_are_refused() {
         merged["sides"]["source"]["latency_ms"]["count"],
         whole["sides"]["source"]["latency_ms"]["count"]
     );
+    // What would count statements twice is refused with what to do: one result given twice, and
+    // two results of the same shard (run again).
+    let refused = |args: &[&str], why: &str| {
+        let mut all = vec!["merge", "-q"];
+        all.extend_from_slice(args);
+        let o = cutover(&all);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+    };
+    refused(
+        &[&parts[0], &parts[0]],
+        "are the same run: give each result once",
+    );
+    let again = cutover(&[
+        "replay",
+        "--format",
+        "json",
+        &log,
+        "--source",
+        &url,
+        "--target",
+        &url,
+        "--max-speed",
+        "--shard",
+        "0/2",
+    ]);
+    let again_path = dir.path().join("part0-again.json");
+    std::fs::write(&again_path, &again.stdout).unwrap();
+    refused(
+        &[&parts[0], again_path.to_str().unwrap(), &parts[1]],
+        "replayed the same shard: its statements would count twice",
+    );
+    let third = cutover(&[
+        "replay",
+        "--format",
+        "json",
+        &log,
+        "--source",
+        &url,
+        "--target",
+        &url,
+        "--max-speed",
+        "--shard",
+        "1/3",
+    ]);
+    let third_path = dir.path().join("part1of3.json");
+    std::fs::write(&third_path, &third.stdout).unwrap();
+    refused(
+        &[&parts[0], third_path.to_str().unwrap()],
+        "split the capture differently (2 and 3 shards)",
+    );
     // A scenario file holds the same settings.
     let scenario = dir.path().join("s.toml");
     std::fs::write(

@@ -184,6 +184,7 @@ fn merge_txn_side(a: &mut TransactionSide, b: &TransactionSide) -> Result<(), St
 
 /// Merges shard reports into one.
 pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
+    check_shards(&reports)?;
     let mut it = reports.into_iter();
     let Some(mut out) = it.next() else {
         return Err("nothing to merge".into());
@@ -368,6 +369,72 @@ pub fn merge(reports: Vec<ReplayReport>) -> Result<ReplayReport, String> {
     out.mismatch_groups
         .sort_by_key(|g| std::cmp::Reverse(g.count));
     Ok(out)
+}
+
+/// Refuses what would count statements twice or mix captures: one result given twice (the same
+/// run: its shard and start), two results of the same shard, shards of different splits (K/N with
+/// different N), and shards whose captures differ (the inputs' content hashes, where both have them).
+fn check_shards(reports: &[ReplayReport]) -> Result<(), String> {
+    let shard_of = |r: &ReplayReport| -> Option<(u32, u32)> {
+        let (k, n) = r.shard.as_deref()?.split_once('/')?;
+        Some((k.parse().ok()?, n.parse().ok()?))
+    };
+    let hashes = |r: &ReplayReport| -> Option<Vec<String>> {
+        let mut h: Vec<String> = r
+            .header
+            .inputs
+            .iter()
+            .map(|i| i.xxh3.clone())
+            .collect::<Option<_>>()?;
+        h.sort();
+        Some(h)
+    };
+    let name = |i: usize, r: &ReplayReport| {
+        format!(
+            "result {} (shard {}, started {})",
+            i + 1,
+            r.shard.as_deref().unwrap_or("none"),
+            r.header.started
+        )
+    };
+    for (i, a) in reports.iter().enumerate() {
+        for (j, b) in reports.iter().enumerate().skip(i + 1) {
+            if a.shard == b.shard && a.header.started == b.header.started {
+                return Err(format!(
+                    "{} and result {} are the same run: give each result once",
+                    name(i, a),
+                    j + 1
+                ));
+            }
+            let (Some((ka, na)), Some((kb, nb))) = (shard_of(a), shard_of(b)) else {
+                continue;
+            };
+            if na != nb {
+                return Err(format!(
+                    "{} and {} split the capture differently ({na} and {nb} shards): merge the shards of one split",
+                    name(i, a),
+                    name(j, b)
+                ));
+            }
+            if ka == kb {
+                return Err(format!(
+                    "{} and {} replayed the same shard: its statements would count twice; give each shard's result once",
+                    name(i, a),
+                    name(j, b)
+                ));
+            }
+            if let (Some(ha), Some(hb)) = (hashes(a), hashes(b))
+                && ha != hb
+            {
+                return Err(format!(
+                    "{} and {} replayed different captures (their inputs' xxh3 differ): merge the shards of one capture",
+                    name(i, a),
+                    name(j, b)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
