@@ -307,18 +307,14 @@ fn infrastructure_failures_are_counted_apart_and_make_the_run_incomplete() {
 
 #[test]
 fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
+    let verify = |source: &str, target: &str| {
+        Command::new(bin())
+            .args(["verify", "--source", source, "--target", target, "-q"])
+            .output()
+            .unwrap()
+    };
     // Source and target swapped.
-    let o = Command::new(bin())
-        .args([
-            "verify",
-            "--source",
-            &pg_url(),
-            "--target",
-            &mysql_url(),
-            "-q",
-        ])
-        .output()
-        .unwrap();
+    let o = verify(&pg_url(), &mysql_url());
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("Did you swap --source and --target?"),
@@ -328,10 +324,7 @@ fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
     // A URL without a database.
     let u = url_parts(&mysql_url());
     let no_db = format!("mysql://{}@{}:{}", u.user, u.host, u.port);
-    let o = Command::new(bin())
-        .args(["verify", "--source", &no_db, "--target", &pg_url(), "-q"])
-        .output()
-        .unwrap();
+    let o = verify(&no_db, &pg_url());
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("names no database")
@@ -342,17 +335,7 @@ fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
     // A PostgreSQL URL without a database would land in the one named after the user.
     let p = url_parts(&pg_url());
     let pg_no_db = format!("postgres://{}@{}:{}", p.user, p.host, p.port);
-    let o = Command::new(bin())
-        .args([
-            "verify",
-            "--source",
-            &mysql_url(),
-            "--target",
-            &pg_no_db,
-            "-q",
-        ])
-        .output()
-        .unwrap();
+    let o = verify(&mysql_url(), &pg_no_db);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("the --target URL names no database"),
@@ -360,17 +343,7 @@ fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
         stderr(&o)
     );
     // An unreachable server: no word about the project's own set-up script.
-    let o = Command::new(bin())
-        .args([
-            "verify",
-            "--source",
-            "mysql://root@127.0.0.1:1/test",
-            "--target",
-            &pg_url(),
-            "-q",
-        ])
-        .output()
-        .unwrap();
+    let o = verify("mysql://root@127.0.0.1:1/test", &pg_url());
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("cannot connect") && !stderr(&o).contains("setup-servers"),
@@ -379,16 +352,10 @@ fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
     );
     // A user the server does not know, and a database it does not have: each hint names what to
     // fix (PostgreSQL says "does not exist" of both).
-    let verify_target = |target: &str| {
-        Command::new(bin())
-            .args(["verify", "--source", &mysql_url(), "--target", target, "-q"])
-            .output()
-            .unwrap()
-    };
-    let o = verify_target(&format!(
-        "postgres://cutover_no_such_role@{}:{}/test",
-        p.host, p.port
-    ));
+    let o = verify(
+        &mysql_url(),
+        &format!("postgres://cutover_no_such_role@{}:{}/test", p.host, p.port),
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("cutover_no_such_role")
@@ -397,30 +364,17 @@ fn a_new_users_mistakes_get_errors_that_say_what_to_do() {
         "{}",
         stderr(&o)
     );
-    let o = verify_target(&with_db(&pg_url(), "cutover_no_such_db"));
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("Check the database name") && !stderr(&o).contains("user name"),
-        "{}",
-        stderr(&o)
-    );
-    let o = Command::new(bin())
-        .args([
-            "verify",
-            "--source",
-            &with_db(&mysql_url(), "cutover_no_such_db"),
-            "--target",
-            &pg_url(),
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("Check the database name") && !stderr(&o).contains("user name"),
-        "{}",
-        stderr(&o)
-    );
+    for o in [
+        verify(&mysql_url(), &with_db(&pg_url(), "cutover_no_such_db")),
+        verify(&with_db(&mysql_url(), "cutover_no_such_db"), &pg_url()),
+    ] {
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("Check the database name") && !stderr(&o).contains("user name"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]

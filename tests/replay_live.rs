@@ -522,9 +522,9 @@ fn shards_merge_into_the_whole_and_bad_settings_are_refused() {
     let log = capture("general-text");
     let dir = tempfile::tempdir().unwrap();
     let whole = replay_json(&[&log, "--source", &url, "--target", &url, "--max-speed"]);
-    let mut parts = Vec::new();
-    for k in 0..2 {
-        let out = cutover(&[
+    // One shard's replay, as JSON.
+    let shard = |spec: &str| {
+        cutover(&[
             "replay",
             "-q",
             "--format",
@@ -536,8 +536,12 @@ fn shards_merge_into_the_whole_and_bad_settings_are_refused() {
             &url,
             "--max-speed",
             "--shard",
-            &format!("{k}/2"),
-        ]);
+            spec,
+        ])
+    };
+    let mut parts = Vec::new();
+    for k in 0..2 {
+        let out = shard(&format!("{k}/2"));
         // A shard's rate is physical: its statements' time, spread over its sessions, fits in its
         // elapsed time (a shard once reported a million statements per second over 0.5 ms).
         let part: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -590,40 +594,14 @@ fn shards_merge_into_the_whole_and_bad_settings_are_refused() {
         &[&parts[0], &parts[0]],
         "are the same run: give each result once",
     );
-    let again = cutover(&[
-        "replay",
-        "--format",
-        "json",
-        &log,
-        "--source",
-        &url,
-        "--target",
-        &url,
-        "--max-speed",
-        "--shard",
-        "0/2",
-    ]);
     let again_path = dir.path().join("part0-again.json");
-    std::fs::write(&again_path, &again.stdout).unwrap();
+    std::fs::write(&again_path, shard("0/2").stdout).unwrap();
     refused(
         &[&parts[0], again_path.to_str().unwrap(), &parts[1]],
         "replayed the same shard: its statements would count twice",
     );
-    let third = cutover(&[
-        "replay",
-        "--format",
-        "json",
-        &log,
-        "--source",
-        &url,
-        "--target",
-        &url,
-        "--max-speed",
-        "--shard",
-        "1/3",
-    ]);
     let third_path = dir.path().join("part1of3.json");
-    std::fs::write(&third_path, &third.stdout).unwrap();
+    std::fs::write(&third_path, shard("1/3").stdout).unwrap();
     refused(
         &[&parts[0], third_path.to_str().unwrap()],
         "split the capture differently (2 and 3 shards)",
